@@ -1,0 +1,198 @@
+//! `schedlab`: the native command line of the model. Every command prints a one-line error and
+//! exits non-zero on bad input; nothing here panics on user input.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use schedlab_core::experiment::{Plan, RunResult, Scenario};
+use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "schedlab", version, about = "A deterministic model of the Linux CFS scheduler")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Machine presets, baselines, patches and built-in scenarios.
+    List,
+    /// The sched-domain hierarchy of a machine preset under a kernel configuration.
+    Domains {
+        preset: String,
+        #[arg(long, default_value = "v4.16")]
+        baseline: String,
+        /// A patch to apply (repeatable).
+        #[arg(long = "patch")]
+        patches: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a built-in scenario.
+    Reproduce {
+        scenario: String,
+        #[command(flatten)]
+        opts: RunOpts,
+    },
+    /// Run a scenario file (JSON; see `schedlab show`).
+    Run {
+        file: String,
+        #[command(flatten)]
+        opts: RunOpts,
+    },
+    /// Print a built-in scenario as a JSON file to edit and `run`.
+    Show { scenario: String },
+    /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
+    Bench {
+        scenario: String,
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunOpts {
+    /// Repetitions per cell (overrides the scenario).
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Seed (overrides the scenario).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("schedlab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cmd: Command) -> Result<String, Error> {
+    match cmd {
+        Command::List => Ok(list()),
+        Command::Domains { preset, baseline, patches, json } => {
+            let topo = topology::Topology::build(&topology::presets::preset(&preset)?)?;
+            let config = kernel::build_config(&baseline, &patches, None, kernel::Governor::Schedutil)?;
+            let view = SchedDomains::build(&topo, &config)?.view(&topo);
+            Ok(if json { format!("{}\n", serde_json::to_string_pretty(&view).unwrap()) } else { view.to_text() })
+        }
+        Command::Reproduce { scenario, opts } => execute(scenarios::builtin(&scenario)?, &opts),
+        Command::Run { file, opts } => {
+            let text = std::fs::read_to_string(&file).map_err(|e| Error::Scenario(format!("cannot read {file}: {e}")))?;
+            execute(Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{file}: {e}")))?, &opts)
+        }
+        Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
+        Command::Bench { scenario, runs, jobs } => {
+            let mut s = scenarios::builtin(&scenario)?;
+            if let Some(r) = runs {
+                s.runs = r;
+            }
+            let plan = Plan::new(&s)?;
+            let t0 = Instant::now();
+            let results = run_all(&plan, jobs)?;
+            let wall = t0.elapsed().as_secs_f64();
+            let busy: u64 = results.iter().map(|r| r.busy_cpu_ns).sum();
+            let sim: u64 = results.iter().map(|r| r.sim_ns).sum();
+            let events: u64 = results.iter().map(|r| r.events).sum();
+            let threads = jobs.unwrap_or_else(default_jobs);
+            Ok(format!(
+                "{scenario}: {} runs on {threads} threads in {wall:.3} s wall\n\
+                 simulated: {:.1} s of machine time, {:.1} CPU-seconds busy, {events} events\n\
+                 {:.0} simulated CPU-seconds per wall second, {:.1} M events per wall second\n",
+                plan.len(),
+                sim as f64 / 1e9,
+                busy as f64 / 1e9,
+                busy as f64 / 1e9 / wall,
+                events as f64 / 1e6 / wall,
+            ))
+        }
+    }
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Runs every run of the plan on `jobs` threads; results come back in index order.
+fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
+    let jobs = jobs.unwrap_or_else(default_jobs).clamp(1, 64);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Result<RunResult, Error>>> = Mutex::new(Vec::with_capacity(plan.len()));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= plan.len() {
+                    break;
+                }
+                let r = plan.run(i);
+                results.lock().unwrap().push(r);
+            });
+        }
+    });
+    let mut out = results.into_inner().unwrap().into_iter().collect::<Result<Vec<_>, _>>()?;
+    out.sort_by_key(|r| r.index);
+    Ok(out)
+}
+
+fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
+    if let Some(r) = opts.runs {
+        scenario.runs = r;
+    }
+    if let Some(s) = opts.seed {
+        scenario.seed = s;
+    }
+    let plan = Plan::new(&scenario)?;
+    let results = run_all(&plan, opts.jobs)?;
+    let table = plan.table(&results);
+    Ok(match opts.format {
+        Format::Table => table.to_text(),
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&table).unwrap()),
+        Format::Csv => table.to_csv(),
+    })
+}
+
+fn list() -> String {
+    let mut s = String::from("machine presets:\n");
+    for (name, summary) in topology::presets::NAMES.iter().zip(topology::presets::SUMMARIES) {
+        s.push_str(&format!("  {name:<20} {summary}\n"));
+    }
+    s.push_str("baseline kernels:\n");
+    for b in kernel::BASELINES {
+        s.push_str(&format!("  {:<20} {}\n", b.name, b.summary));
+    }
+    s.push_str("patches:\n");
+    for p in kernel::PATCHES {
+        s.push_str(&format!("  {:<20} {}\n  {:<20} ({})\n  {:<20} changes: {}\n", p.name, p.title, "", p.origin, "", p.changes));
+    }
+    s.push_str("scenarios:\n");
+    for b in scenarios::BUILTIN {
+        s.push_str(&format!("  {:<22} {}\n", b.name, b.title));
+    }
+    s
+}

@@ -1,0 +1,203 @@
+//! A fixed-size CPU bitmap, the model's `struct cpumask`.
+//!
+//! Fixed size so that it is `Copy` and never allocates: the engine tests and combines masks on every
+//! wake-up and balance pass.
+
+use serde::{Deserialize, Serialize};
+
+/// The most CPUs a machine may have. Large enough for the presets (96 CPUs on cascadelake-8260l)
+/// and for custom machines a browser tab can simulate in reasonable time.
+pub const MAX_CPUS: usize = 256;
+const WORDS: usize = MAX_CPUS / 64;
+
+/// A set of CPU ids below [`MAX_CPUS`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(into = "Vec<usize>", try_from = "Vec<usize>")]
+pub struct CpuMask([u64; WORDS]);
+
+impl CpuMask {
+    pub const EMPTY: CpuMask = CpuMask([0; WORDS]);
+
+    /// The mask of CPUs `0..n`.
+    pub fn first_n(n: usize) -> CpuMask {
+        let mut m = CpuMask::EMPTY;
+        for cpu in 0..n.min(MAX_CPUS) {
+            m.set(cpu);
+        }
+        m
+    }
+
+    pub fn single(cpu: usize) -> CpuMask {
+        let mut m = CpuMask::EMPTY;
+        m.set(cpu);
+        m
+    }
+
+    pub fn set(&mut self, cpu: usize) {
+        self.0[cpu / 64] |= 1 << (cpu % 64);
+    }
+
+    pub fn clear(&mut self, cpu: usize) {
+        self.0[cpu / 64] &= !(1 << (cpu % 64));
+    }
+
+    pub fn test(&self, cpu: usize) -> bool {
+        cpu < MAX_CPUS && self.0[cpu / 64] & (1 << (cpu % 64)) != 0
+    }
+
+    pub fn weight(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    pub fn and(&self, other: &CpuMask) -> CpuMask {
+        let mut r = *self;
+        for (a, b) in r.0.iter_mut().zip(other.0.iter()) {
+            *a &= *b;
+        }
+        r
+    }
+
+    pub fn or(&self, other: &CpuMask) -> CpuMask {
+        let mut r = *self;
+        for (a, b) in r.0.iter_mut().zip(other.0.iter()) {
+            *a |= *b;
+        }
+        r
+    }
+
+    pub fn intersects(&self, other: &CpuMask) -> bool {
+        self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
+    }
+
+    /// True if every CPU of `self` is also in `other`.
+    pub fn is_subset_of(&self, other: &CpuMask) -> bool {
+        self.0.iter().zip(other.0.iter()).all(|(a, b)| a & !b == 0)
+    }
+
+    /// The lowest CPU in the mask (`cpumask_first`).
+    pub fn first(&self) -> Option<usize> {
+        self.0
+            .iter()
+            .enumerate()
+            .find(|(_, &w)| w != 0)
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+    }
+
+    /// CPUs in increasing order.
+    pub fn iter(&self) -> CpuMaskIter {
+        CpuMaskIter { mask: *self, word: 0 }
+    }
+
+    /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
+    pub fn iter_wrap(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
+        self.iter()
+            .filter(move |&c| c >= start)
+            .chain(self.iter().filter(move |&c| c < start))
+    }
+}
+
+pub struct CpuMaskIter {
+    mask: CpuMask,
+    word: usize,
+}
+
+impl Iterator for CpuMaskIter {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.word < WORDS {
+            let w = self.mask.0[self.word];
+            if w != 0 {
+                let bit = w.trailing_zeros() as usize;
+                self.mask.0[self.word] &= w - 1;
+                return Some(self.word * 64 + bit);
+            }
+            self.word += 1;
+        }
+        None
+    }
+}
+
+impl std::fmt::Debug for CpuMask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self)
+    }
+}
+
+/// Formats as the kernel's cpulist format, e.g. `0-3,6`.
+impl std::fmt::Display for CpuMask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cpus: Vec<usize> = self.iter().collect();
+        let mut first = true;
+        let mut i = 0;
+        while i < cpus.len() {
+            let mut j = i;
+            while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+                j += 1;
+            }
+            if !first {
+                write!(f, ",")?;
+            }
+            first = false;
+            if j == i {
+                write!(f, "{}", cpus[i])?;
+            } else {
+                write!(f, "{}-{}", cpus[i], cpus[j])?;
+            }
+            i = j + 1;
+        }
+        Ok(())
+    }
+}
+
+impl From<CpuMask> for Vec<usize> {
+    fn from(m: CpuMask) -> Vec<usize> {
+        m.iter().collect()
+    }
+}
+
+impl TryFrom<Vec<usize>> for CpuMask {
+    type Error = String;
+    fn try_from(v: Vec<usize>) -> Result<CpuMask, String> {
+        let mut m = CpuMask::EMPTY;
+        for cpu in v {
+            if cpu >= MAX_CPUS {
+                return Err(format!("CPU {cpu} is out of range (at most {} CPUs)", MAX_CPUS));
+            }
+            m.set(cpu);
+        }
+        Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpulist_format_matches_the_kernels() {
+        let m = CpuMask::try_from(vec![0, 1, 2, 3, 6, 8, 9]).unwrap();
+        assert_eq!(m.to_string(), "0-3,6,8-9");
+        assert_eq!(m.weight(), 7);
+        assert_eq!(m.first(), Some(0));
+    }
+
+    #[test]
+    fn wrap_iteration_starts_at_the_given_cpu() {
+        let m = CpuMask::first_n(6);
+        assert_eq!(m.iter_wrap(4).collect::<Vec<_>>(), vec![4, 5, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn high_cpus_use_the_upper_words() {
+        let mut m = CpuMask::EMPTY;
+        m.set(200);
+        m.set(63);
+        m.set(64);
+        assert_eq!(m.iter().collect::<Vec<_>>(), vec![63, 64, 200]);
+        assert!(CpuMask::try_from(vec![MAX_CPUS]).is_err());
+    }
+}

@@ -1,0 +1,540 @@
+//! Sched domains and groups, derived from a [`Topology`] and a [`KernelConfig`] as
+//! `build_sched_domains()` (kernel/sched/topology.c) derives them from the arch's topology levels.
+//!
+//! Levels, bottom up: SMT (`cpu_smt_mask`, or the SMT sharing group), MC (`cpu_coregroup_mask`: the
+//! LLC), DIE (the package), NUMA (all CPUs, when there are several packages). Degenerate domains are
+//! removed as `cpu_attach_domain()` does (`sd_degenerate()`, `sd_parent_degenerate()`).
+
+use crate::cpumask::CpuMask;
+use crate::error::Result;
+use crate::kernel::{AsymPriority, KernelConfig, SmtDomainSpan};
+use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
+
+/// A topology level (`struct sched_domain_topology_level`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SdLevel {
+    SMT,
+    MC,
+    DIE,
+    NUMA,
+}
+
+impl SdLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            SdLevel::SMT => "SMT",
+            SdLevel::MC => "MC",
+            SdLevel::DIE => "DIE",
+            SdLevel::NUMA => "NUMA",
+        }
+    }
+}
+
+/// `SD_*` flags (include/linux/sched/sd_flags.h, v6.8 names; `SD_SHARE_PKG_RESOURCES` became
+/// `SD_SHARE_LLC` after v6.8).
+pub mod flags {
+    pub const SD_BALANCE_NEWIDLE: u32 = 1 << 0;
+    pub const SD_BALANCE_EXEC: u32 = 1 << 1;
+    pub const SD_BALANCE_FORK: u32 = 1 << 2;
+    pub const SD_BALANCE_WAKE: u32 = 1 << 3;
+    pub const SD_WAKE_AFFINE: u32 = 1 << 4;
+    pub const SD_ASYM_CPUCAPACITY: u32 = 1 << 5;
+    pub const SD_ASYM_CPUCAPACITY_FULL: u32 = 1 << 6;
+    pub const SD_SHARE_CPUCAPACITY: u32 = 1 << 7;
+    pub const SD_SHARE_PKG_RESOURCES: u32 = 1 << 8;
+    pub const SD_SERIALIZE: u32 = 1 << 9;
+    pub const SD_ASYM_PACKING: u32 = 1 << 10;
+    pub const SD_PREFER_SIBLING: u32 = 1 << 11;
+    pub const SD_NUMA: u32 = 1 << 12;
+
+    /// Flags that only mean something with more than one group (`SD_DEGENERATE_GROUPS_MASK`).
+    pub const SD_DEGENERATE_GROUPS_MASK: u32 = SD_BALANCE_NEWIDLE
+        | SD_BALANCE_EXEC
+        | SD_BALANCE_FORK
+        | SD_BALANCE_WAKE
+        | SD_ASYM_CPUCAPACITY
+        | SD_ASYM_CPUCAPACITY_FULL
+        | SD_SHARE_CPUCAPACITY
+        | SD_SHARE_PKG_RESOURCES
+        | SD_ASYM_PACKING
+        | SD_PREFER_SIBLING;
+
+    pub const NAMES: &[(u32, &str)] = &[
+        (SD_BALANCE_NEWIDLE, "SD_BALANCE_NEWIDLE"),
+        (SD_BALANCE_EXEC, "SD_BALANCE_EXEC"),
+        (SD_BALANCE_FORK, "SD_BALANCE_FORK"),
+        (SD_BALANCE_WAKE, "SD_BALANCE_WAKE"),
+        (SD_WAKE_AFFINE, "SD_WAKE_AFFINE"),
+        (SD_ASYM_CPUCAPACITY, "SD_ASYM_CPUCAPACITY"),
+        (SD_ASYM_CPUCAPACITY_FULL, "SD_ASYM_CPUCAPACITY_FULL"),
+        (SD_SHARE_CPUCAPACITY, "SD_SHARE_CPUCAPACITY"),
+        (SD_SHARE_PKG_RESOURCES, "SD_SHARE_PKG_RESOURCES"),
+        (SD_SERIALIZE, "SD_SERIALIZE"),
+        (SD_ASYM_PACKING, "SD_ASYM_PACKING"),
+        (SD_PREFER_SIBLING, "SD_PREFER_SIBLING"),
+        (SD_NUMA, "SD_NUMA"),
+    ];
+
+    pub fn names(f: u32) -> Vec<&'static str> {
+        NAMES.iter().filter(|(bit, _)| f & bit != 0).map(|(_, n)| *n).collect()
+    }
+}
+use flags::*;
+
+/// A sched group with its `sched_group_capacity`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedGroup {
+    pub span: CpuMask,
+    pub weight: usize,
+    /// Sum of `capacity_of()` of its CPUs (`sgc->capacity`).
+    pub capacity: u64,
+    pub min_capacity: u64,
+    pub max_capacity: u64,
+    /// Highest-priority CPU for asym packing (`sg->asym_prefer_cpu`, init_sched_groups_capacity()).
+    pub asym_prefer_cpu: usize,
+    /// Flags of the child domain this group stands for (`sg->flags`, v6.5+), 0 for single CPUs.
+    pub flags: u32,
+}
+
+/// One sched domain. CPUs with the same span at the same level share it; the per-CPU balancing
+/// state the kernel keeps in each CPU's copy lives in the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedDomain {
+    pub level: SdLevel,
+    pub span: CpuMask,
+    pub span_weight: usize,
+    pub flags: u32,
+    /// Ordered by first CPU; a CPU walks them from its own (`sd->groups` is the local group).
+    pub groups: Vec<SchedGroup>,
+    /// For each CPU id: the index of its group, or `u16::MAX` outside the span.
+    pub group_of: Vec<u16>,
+    pub imbalance_pct: u32,
+    pub cache_nice_tries: u32,
+    pub busy_factor: u32,
+    /// ms; `sd_init()`: span weight.
+    pub min_interval: u64,
+    /// ms; `sd_init()`: twice the span weight.
+    pub max_interval: u64,
+}
+
+impl SchedDomain {
+    pub fn has(&self, f: u32) -> bool {
+        self.flags & f != 0
+    }
+    pub fn local_group(&self, cpu: usize) -> usize {
+        self.group_of[cpu] as usize
+    }
+    /// Group indices starting with `cpu`'s own, in the order `sd->groups->next` visits them.
+    pub fn groups_from(&self, cpu: usize) -> impl Iterator<Item = usize> {
+        let n = self.groups.len();
+        let start = self.local_group(cpu);
+        (0..n).map(move |i| (start + i) % n)
+    }
+}
+
+/// The whole hierarchy for one (topology, config).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedDomains {
+    pub domains: Vec<SchedDomain>,
+    /// For each CPU, its domains bottom up (`for_each_domain()` order).
+    pub per_cpu: Vec<Vec<usize>>,
+    /// `sd_llc`: the highest domain with `SD_SHARE_PKG_RESOURCES`.
+    pub sd_llc: Vec<Option<usize>>,
+    /// `sd_llc_size`.
+    pub llc_size: Vec<usize>,
+    /// `sd_llc_id`: first CPU of the LLC span.
+    pub llc_id: Vec<usize>,
+    /// `sd_asym_packing`: the highest domain with `SD_ASYM_PACKING`.
+    pub sd_asym_packing: Vec<Option<usize>>,
+    /// `sd_asym_cpucapacity`: the lowest domain with `SD_ASYM_CPUCAPACITY_FULL`.
+    pub sd_asym_cpucapacity: Vec<Option<usize>>,
+    /// `arch_asym_cpu_priority()` of each CPU.
+    pub asym_prio: Vec<i64>,
+    /// `rd->max_cpu_capacity`.
+    pub max_cpu_capacity: u64,
+}
+
+impl SchedDomains {
+    /// `sched_asym_prefer(a, b)`: is `a` preferred over `b`.
+    pub fn sched_asym_prefer(&self, a: usize, b: usize) -> bool {
+        self.asym_prio[a] > self.asym_prio[b]
+    }
+    /// `cpus_share_cache()`.
+    pub fn cpus_share_cache(&self, a: usize, b: usize) -> bool {
+        self.llc_id[a] == self.llc_id[b]
+    }
+
+    pub fn build(topo: &Topology, config: &KernelConfig) -> Result<SchedDomains> {
+        let n = topo.nr_cpus();
+        let all_caps = topo.capacities();
+        let asym_prio: Vec<i64> = (0..n)
+            .map(|cpu| match config.asym_packing.as_ref().map(|a| a.priority) {
+                Some(AsymPriority::CpuCapacity) => topo.capacity_orig(cpu) as i64,
+                Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
+            })
+            .collect();
+        // Per CPU: the candidate (level, span, flags) chain, bottom up.
+        let mut chains: Vec<Vec<(SdLevel, CpuMask, u32)>> = Vec::with_capacity(n);
+        for cpu in 0..n {
+            let c = &topo.cpus[cpu];
+            let smt = match config.smt_domain {
+                SmtDomainSpan::Core => topo.cores[c.core],
+                SmtDomainSpan::SharingGroup => topo.smt_groups[c.smt_group].cpus,
+            };
+            let mut chain = vec![
+                (SdLevel::SMT, smt, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES | SD_PREFER_SIBLING),
+                (SdLevel::MC, topo.llc_mask(cpu).or(&smt), SD_SHARE_PKG_RESOURCES),
+                (SdLevel::DIE, topo.packages[c.package].or(&topo.llc_mask(cpu)), SD_PREFER_SIBLING),
+            ];
+            if config.prefer_sibling_all_levels {
+                chain[1].2 |= SD_PREFER_SIBLING;
+            }
+            if topo.packages.len() > 1 {
+                chain.push((SdLevel::NUMA, topo.all_cpus(), SD_NUMA | SD_SERIALIZE));
+            }
+            for (level, span, f) in chain.iter_mut() {
+                *f |= SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE;
+                if config.asym_cpucapacity_detection {
+                    // asym_cpu_capacity_classify() (v6.8): some capacities differ inside the span.
+                    let mut caps: Vec<u32> = span.iter().map(|i| topo.cpus[i].capacity_orig).collect();
+                    caps.sort_unstable();
+                    caps.dedup();
+                    if caps.len() > 1 {
+                        *f |= SD_ASYM_CPUCAPACITY;
+                        if caps == all_caps {
+                            *f |= SD_ASYM_CPUCAPACITY_FULL;
+                        }
+                    }
+                }
+                if let Some(ap) = &config.asym_packing {
+                    if ap.levels.contains(level) {
+                        *f |= SD_ASYM_PACKING;
+                    }
+                }
+            }
+            chains.push(remove_degenerate(chain));
+        }
+        // Share domains by (level, span).
+        let mut domains: Vec<SchedDomain> = Vec::new();
+        let mut per_cpu: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for cpu in 0..n {
+            for (k, &(level, span, f)) in chains[cpu].iter().enumerate() {
+                let idx = match domains.iter().position(|d| d.level == level && d.span == span) {
+                    Some(i) => i,
+                    None => {
+                        let child_spans: Vec<CpuMask> = span
+                            .iter()
+                            .map(|i| if k == 0 { CpuMask::single(i) } else { chains[i][k - 1].1 })
+                            .collect();
+                        let child_flags: Vec<u32> =
+                            span.iter().map(|i| if k == 0 { 0 } else { chains[i][k - 1].2 }).collect();
+                        domains.push(make_domain(topo, config, &asym_prio, level, span, f, &child_spans, &child_flags));
+                        domains.len() - 1
+                    }
+                };
+                per_cpu[cpu].push(idx);
+            }
+        }
+        let highest = |cpu: usize, f: u32| per_cpu[cpu].iter().rev().copied().find(|&d| domains[d].has(f));
+        let lowest = |cpu: usize, f: u32| per_cpu[cpu].iter().copied().find(|&d| domains[d].has(f));
+        let sd_llc: Vec<Option<usize>> = (0..n).map(|c| highest(c, SD_SHARE_PKG_RESOURCES)).collect();
+        let llc_size = (0..n).map(|c| sd_llc[c].map_or(1, |d| domains[d].span_weight)).collect();
+        let llc_id = (0..n).map(|c| sd_llc[c].map_or(c, |d| domains[d].span.first().unwrap())).collect();
+        let sd_asym_packing = (0..n).map(|c| highest(c, SD_ASYM_PACKING)).collect();
+        let sd_asym_cpucapacity = (0..n).map(|c| lowest(c, SD_ASYM_CPUCAPACITY_FULL)).collect();
+        let max_cpu_capacity = (0..n).map(|c| topo.capacity_orig(c)).max().unwrap_or(1024);
+        Ok(SchedDomains {
+            domains,
+            per_cpu,
+            sd_llc,
+            llc_size,
+            llc_id,
+            sd_asym_packing,
+            sd_asym_cpucapacity,
+            asym_prio,
+            max_cpu_capacity,
+        })
+    }
+
+    /// The hierarchy as data for the CLI and the page.
+    pub fn view(&self, topo: &Topology) -> DomainsView {
+        DomainsView {
+            machine: topo.spec.name.clone(),
+            cpus: (0..topo.nr_cpus())
+                .map(|cpu| CpuDomainsView {
+                    cpu,
+                    capacity_orig: topo.cpus[cpu].capacity_orig,
+                    cluster: topo.cluster_name(cpu).to_string(),
+                    levels: self.per_cpu[cpu]
+                        .iter()
+                        .map(|&d| {
+                            let sd = &self.domains[d];
+                            LevelView {
+                                level: sd.level.name().to_string(),
+                                span: sd.span.to_string(),
+                                flags: flags::names(sd.flags).into_iter().map(String::from).collect(),
+                                imbalance_pct: sd.imbalance_pct,
+                                groups: sd
+                                    .groups_from(cpu)
+                                    .map(|g| GroupView {
+                                        span: sd.groups[g].span.to_string(),
+                                        capacity: sd.groups[g].capacity,
+                                    })
+                                    .collect(),
+                            }
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `cpu_attach_domain()`'s clean-up: drop a parent that adds nothing over its child
+/// (`sd_parent_degenerate()`, passing `SD_PREFER_SIBLING` down), then a bottom domain of one CPU
+/// (`sd_degenerate()`; every domain here has `SD_WAKE_AFFINE`, so only a one-CPU span degenerates).
+fn remove_degenerate(mut chain: Vec<(SdLevel, CpuMask, u32)>) -> Vec<(SdLevel, CpuMask, u32)> {
+    let mut i = 0;
+    while i + 1 < chain.len() {
+        let (_, cspan, cflags) = chain[i];
+        let (_, pspan, mut pflags) = chain[i + 1];
+        let parent_degenerate = if pspan.weight() == 1 {
+            true
+        } else if pspan != cspan {
+            false
+        } else {
+            // The parent has a single group (the child's span): group flags mean nothing there.
+            pflags &= !SD_DEGENERATE_GROUPS_MASK;
+            pflags & !cflags == 0
+        };
+        if parent_degenerate {
+            if chain[i + 1].2 & SD_PREFER_SIBLING != 0 {
+                chain[i].2 |= SD_PREFER_SIBLING;
+            }
+            chain.remove(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    while chain.first().is_some_and(|d| d.1.weight() == 1) {
+        chain.remove(0);
+    }
+    chain
+}
+
+#[allow(clippy::too_many_arguments)]
+fn make_domain(
+    topo: &Topology,
+    config: &KernelConfig,
+    asym_prio: &[i64],
+    level: SdLevel,
+    span: CpuMask,
+    flags: u32,
+    child_spans: &[CpuMask],
+    child_flags: &[u32],
+) -> SchedDomain {
+    // build_sched_groups(): one group per child span, in CPU order.
+    let mut groups: Vec<SchedGroup> = Vec::new();
+    let mut group_of = vec![u16::MAX; topo.nr_cpus()];
+    for (i, cpu) in span.iter().enumerate() {
+        let gspan = child_spans[i];
+        let gi = match groups.iter().position(|g| g.span == gspan) {
+            Some(gi) => gi,
+            None => {
+                let caps: Vec<u64> = gspan.iter().map(|c| topo.capacity_orig(c)).collect();
+                let mut prefer = gspan.first().unwrap();
+                for c in gspan.iter() {
+                    if asym_prio[c] > asym_prio[prefer] {
+                        prefer = c;
+                    }
+                }
+                groups.push(SchedGroup {
+                    span: gspan,
+                    weight: gspan.weight(),
+                    capacity: caps.iter().sum(),
+                    min_capacity: *caps.iter().min().unwrap(),
+                    max_capacity: *caps.iter().max().unwrap(),
+                    asym_prefer_cpu: prefer,
+                    flags: child_flags[i],
+                });
+                groups.len() - 1
+            }
+        };
+        group_of[cpu] = gi as u16;
+    }
+    // sd_init(): imbalance_pct and cache_nice_tries by the kind of level.
+    let (imbalance_pct, cache_nice_tries) = if flags & SD_SHARE_CPUCAPACITY != 0 {
+        (110, 0)
+    } else if flags & SD_SHARE_PKG_RESOURCES != 0 {
+        (117, 1)
+    } else if flags & SD_NUMA != 0 {
+        (config.imbalance_pct_die, 2)
+    } else {
+        (config.imbalance_pct_die, 1)
+    };
+    let w = span.weight();
+    SchedDomain {
+        level,
+        span,
+        span_weight: w,
+        flags,
+        groups,
+        group_of,
+        imbalance_pct,
+        cache_nice_tries,
+        busy_factor: config.busy_factor,
+        min_interval: w as u64,
+        max_interval: 2 * w as u64,
+    }
+}
+
+/// The hierarchy of each CPU, for display.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct DomainsView {
+    pub machine: String,
+    pub cpus: Vec<CpuDomainsView>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CpuDomainsView {
+    pub cpu: usize,
+    pub capacity_orig: u32,
+    pub cluster: String,
+    pub levels: Vec<LevelView>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct LevelView {
+    pub level: String,
+    pub span: String,
+    pub flags: Vec<String>,
+    pub imbalance_pct: u32,
+    pub groups: Vec<GroupView>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct GroupView {
+    pub span: String,
+    pub capacity: u64,
+}
+
+impl DomainsView {
+    /// `schedlab domains` text: one block per CPU, one line per level.
+    pub fn to_text(&self) -> String {
+        let mut s = format!("sched domains of {}\n", self.machine);
+        for c in &self.cpus {
+            s.push_str(&format!("CPU{} ({}, capacity {})\n", c.cpu, c.cluster, c.capacity_orig));
+            for (depth, l) in c.levels.iter().enumerate() {
+                let groups: Vec<String> = l.groups.iter().map(|g| format!("{{{}}}:{}", g.span, g.capacity)).collect();
+                s.push_str(&format!(
+                    "  {:indent$}domain-{depth} {:<4} span {:<8} imbalance_pct {} groups {}\n    {:indent$}flags {}\n",
+                    "",
+                    l.level,
+                    l.span,
+                    l.imbalance_pct,
+                    groups.join(" "),
+                    "",
+                    l.flags.join("|"),
+                    indent = depth * 2
+                ));
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::{build_config, Governor};
+    use crate::topology::{presets::preset, Topology};
+
+    fn build(machine: &str, patches: &[&str], baseline: &str) -> (Topology, SchedDomains) {
+        let t = Topology::build(&preset(machine).unwrap()).unwrap();
+        let p: Vec<String> = patches.iter().map(|s| s.to_string()).collect();
+        let c = build_config(baseline, &p, None, Governor::Performance).unwrap();
+        let d = SchedDomains::build(&t, &c).unwrap();
+        (t, d)
+    }
+
+    #[test]
+    fn classic_hikey960_has_mc_per_cluster_and_die_above() {
+        let (_, d) = build("hikey960", &[], "v4.16");
+        let levels: Vec<(SdLevel, String)> =
+            d.per_cpu[0].iter().map(|&i| (d.domains[i].level, d.domains[i].span.to_string())).collect();
+        assert_eq!(levels, vec![(SdLevel::MC, "0-3".into()), (SdLevel::DIE, "0-7".into())]);
+        let die = &d.domains[d.per_cpu[5][1]];
+        assert_eq!(die.groups.len(), 2);
+        assert_eq!(die.groups[die.local_group(5)].capacity, 4 * 1024);
+        assert_eq!(die.groups[die.local_group(0)].capacity, 4 * 462);
+        assert!(!die.has(SD_ASYM_CPUCAPACITY), "v4.16 arm64 never set it");
+    }
+
+    #[test]
+    fn dynamiq_has_one_mc_domain_and_no_die() {
+        let (_, d) = build("hikey960-dynamiq", &[], "v4.16");
+        for cpu in 0..8 {
+            assert_eq!(d.per_cpu[cpu].len(), 1);
+            let sd = &d.domains[d.per_cpu[cpu][0]];
+            assert_eq!(sd.level, SdLevel::MC);
+            assert_eq!(sd.span_weight, 8);
+            assert_eq!(sd.groups.len(), 8);
+            assert!(!sd.has(SD_ASYM_PACKING));
+        }
+        assert_eq!(d.llc_size[3], 8);
+    }
+
+    #[test]
+    fn dynamiq_patch_sets_asym_packing_with_capacity_priority() {
+        let (_, d) = build("hikey960-dynamiq", &["dynamiq-asym-packing"], "v4.16");
+        let sd = &d.domains[d.per_cpu[0][0]];
+        assert!(sd.has(SD_ASYM_PACKING));
+        assert!(d.sched_asym_prefer(4, 0));
+        assert!(!d.sched_asym_prefer(0, 4));
+        assert!(!d.sched_asym_prefer(5, 4), "equal capacities: no preference");
+        assert_eq!(d.sd_asym_packing[2], Some(d.per_cpu[2][0]));
+    }
+
+    #[test]
+    fn v6_8_detects_asym_cpucapacity_on_the_level_spanning_both_clusters() {
+        let (_, d) = build("hikey960", &[], "v6.8");
+        let mc = &d.domains[d.per_cpu[0][0]];
+        let die = &d.domains[d.per_cpu[0][1]];
+        assert!(!mc.has(SD_ASYM_CPUCAPACITY));
+        assert!(die.has(SD_ASYM_CPUCAPACITY) && die.has(SD_ASYM_CPUCAPACITY_FULL));
+        assert_eq!(d.sd_asym_cpucapacity[0], Some(d.per_cpu[0][1]));
+    }
+
+    #[test]
+    fn power9_smt_domain_follows_the_config() {
+        let (_, big) = build("power9-smt8", &[], "v4.16");
+        let smt = &big.domains[big.per_cpu[0][0]];
+        assert_eq!((smt.level, smt.span.to_string()), (SdLevel::SMT, "0-7".into()));
+        assert_eq!(smt.imbalance_pct, 110);
+        let (_, small) = build("power9-smt8", &[], "v6.8");
+        let smt = &small.domains[small.per_cpu[0][0]];
+        assert_eq!(smt.span.to_string(), "0,2,4,6");
+        let mc = &small.domains[small.per_cpu[0][1]];
+        assert_eq!(mc.groups.len(), 4, "two big cores = four small-core groups");
+    }
+
+    #[test]
+    fn cascadelake_has_smt_mc_and_numa() {
+        let (_, d) = build("cascadelake-8260l", &[], "v6.8");
+        let levels: Vec<SdLevel> = d.per_cpu[0].iter().map(|&i| d.domains[i].level).collect();
+        assert_eq!(levels, vec![SdLevel::SMT, SdLevel::MC, SdLevel::NUMA]);
+        assert_eq!(d.domains[d.per_cpu[0][0]].span.to_string(), "0,48");
+        assert_eq!(d.domains[d.per_cpu[0][1]].span_weight, 48);
+        assert_eq!(d.llc_size[0], 48);
+        assert!(!d.cpus_share_cache(0, 24));
+    }
+
+    #[test]
+    fn groups_are_visited_from_the_local_one() {
+        let (_, d) = build("hikey960-dynamiq", &[], "v4.16");
+        let sd = &d.domains[d.per_cpu[5][0]];
+        let order: Vec<usize> = sd.groups_from(5).map(|g| sd.groups[g].span.first().unwrap()).collect();
+        assert_eq!(order, vec![5, 6, 7, 0, 1, 2, 3, 4]);
+    }
+}

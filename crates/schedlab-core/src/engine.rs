@@ -1,0 +1,682 @@
+//! The discrete-event loop: integer nanoseconds, one event queue ordered by (time, sequence number)
+//! so ties resolve in insertion order, one seeded RNG per run. It interprets the workload's programs
+//! and calls into [`crate::sched`] for every scheduling decision; it is the only code that advances
+//! simulated time.
+//!
+//! Work progress: the running task of each CPU does `rate` work units per ns, where the rate follows
+//! capacity, frequency and busy SMT siblings ([`Topology::work_rate`]). Whenever a rate changes, the
+//! progress so far is accounted and the CPU's completion event is re-armed; stale events are
+//! recognised by a per-CPU generation number.
+//!
+//! Sources of run-to-run variation, all drawn from the run's RNG: the CPU the first task starts on
+//! (the shell's CPU), and per-execution jitter of `Run` ops (start-up work, event work).
+
+use crate::cpumask::CpuMask;
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use crate::sched::balance::CpuIdleType;
+use crate::sched::rq::Enqueue;
+use crate::sched::wakeup::{Placement, WakeKind};
+use crate::sched::{Task, TaskId, TaskState, World};
+use crate::topology::Topology;
+use crate::trace::{Counters, MigrateReason, TraceEvent};
+use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC};
+use crate::workload::{Instance, Op};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Bounds that keep a run finite and a page responsive; exceeding one is an error, not a hang.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Simulated seconds.
+    pub max_sim_seconds: u64,
+    /// Events processed by the loop.
+    pub max_events: u64,
+    /// Tasks created.
+    pub max_tasks: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_sim_seconds: 600, max_events: 50_000_000, max_tasks: 20_000 }
+    }
+}
+
+/// What one run produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutcome {
+    pub value: f64,
+    pub sim_ns: Nanos,
+    /// Sum over CPUs of the time something ran.
+    pub busy_cpu_ns: u64,
+    pub events: u64,
+    pub counters: Counters,
+    pub trace: Option<Vec<TraceEvent>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum EvKind {
+    /// curr of `cpu` finished its `Run` op, if the CPU's generation still matches.
+    RunDone { cpu: usize, gen: u32 },
+    Tick(usize),
+    /// A sleep ended.
+    Wake(TaskId),
+    /// The nohz idle-balance IPI reached `cpu`.
+    Ilb(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Ev {
+    t: Nanos,
+    seq: u64,
+    kind: EvKind,
+}
+
+/// Latency of the nohz kick IPI.
+const ILB_IPI_NS: Nanos = 2 * NSEC_PER_USEC;
+/// The most zero-time ops a task may execute in a row (a program looping without `Run`).
+const MAX_OPS_WITHOUT_WORK: u32 = 100_000;
+
+pub struct Engine<'a> {
+    w: World,
+    inst: &'a Instance,
+    pools: Vec<u64>,
+    gate_open: Vec<bool>,
+    gate_waiters: Vec<Vec<TaskId>>,
+    waiting_children: Vec<bool>,
+    heap: BinaryHeap<Reverse<Ev>>,
+    seq: u64,
+    rng: Rng,
+    start: Option<Nanos>,
+    end: Option<Nanos>,
+    events_taken: u64,
+    busy_since: Vec<Option<Nanos>>,
+    busy_cpu_ns: u64,
+    /// What each CPU was last seen running by [`Engine::schedule`] (curr may already be gone).
+    running: Vec<Option<TaskId>>,
+    live_tasks: usize,
+    limits: Limits,
+    trace: Option<Vec<TraceEvent>>,
+    error: Option<Error>,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(world: World, inst: &'a Instance, seed: u64, limits: Limits, trace: bool) -> Engine<'a> {
+        let n = world.nr_cpus();
+        Engine {
+            pools: inst.pools.clone(),
+            gate_open: vec![false; inst.gates],
+            gate_waiters: vec![Vec::new(); inst.gates],
+            waiting_children: Vec::new(),
+            heap: BinaryHeap::with_capacity(4 * n + 64),
+            seq: 0,
+            rng: Rng::new(seed),
+            start: None,
+            end: None,
+            events_taken: 0,
+            busy_since: vec![None; n],
+            busy_cpu_ns: 0,
+            running: vec![None; n],
+            live_tasks: 0,
+            limits,
+            trace: trace.then(Vec::new),
+            error: None,
+            w: world,
+            inst,
+        }
+    }
+
+    fn push(&mut self, t: Nanos, kind: EvKind) {
+        self.seq += 1;
+        self.heap.push(Reverse(Ev { t, seq: self.seq, kind }));
+    }
+
+    fn fail(&mut self, e: Error) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+    }
+
+    fn new_task(&mut self, program: usize, cpu: usize, parent: Option<TaskId>) -> Option<TaskId> {
+        if self.w.tasks.len() >= self.limits.max_tasks {
+            self.fail(Error::Limit(format!("more than {} tasks", self.limits.max_tasks)));
+            return None;
+        }
+        let id = self.w.tasks.len();
+        let allowed = match parent {
+            Some(p) => self.w.tasks[p].allowed,
+            None => self.w.topo.all_cpus(),
+        };
+        self.w.tasks.push(Task {
+            id,
+            state: TaskState::Blocked,
+            cpu,
+            weight: crate::sched::NICE_0_LOAD,
+            vruntime: 0,
+            sum_exec_runtime: 0,
+            prev_sum_exec_runtime: 0,
+            exec_start: self.w.now,
+            last_ran: 0,
+            avg: Default::default(),
+            allowed,
+            last_wakee: None,
+            wakee_flips: 0,
+            wakee_flip_decay_ts: 0,
+            recent_used_cpu: cpu,
+            nr_migrations: 0,
+            program,
+            pc: 0,
+            work_left: 0,
+            parent,
+            live_children: 0,
+        });
+        self.waiting_children.push(false);
+        self.live_tasks += 1;
+        if let Some(p) = parent {
+            self.w.tasks[p].live_children += 1;
+        }
+        Some(id)
+    }
+
+    /// Runs the workload to completion. The first tasks start on random CPUs.
+    pub fn run(mut self) -> Result<RunOutcome> {
+        let n = self.w.nr_cpus();
+        for cpu in 0..n {
+            if let Some(fd) = self.w.cpufreq_update(cpu) {
+                self.trace_freq(fd);
+            }
+        }
+        for i in 0..self.inst.initial.len() {
+            let cpu = self.rng.below(n as u64) as usize;
+            let Some(t) = self.new_task(self.inst.initial[i], cpu, None) else { break };
+            self.w.enqueue_task(cpu, t, Enqueue::New);
+            self.w.check_preempt_wakeup(cpu, t);
+            self.trace_wakeup(t, cpu, true);
+        }
+        self.drain();
+        let max_ns = self.limits.max_sim_seconds.saturating_mul(NSEC_PER_SEC);
+        let mut events = 0u64;
+        while self.live_tasks > 0 && self.error.is_none() {
+            let Some(Reverse(ev)) = self.heap.pop() else {
+                return Err(Error::Scenario(
+                    "the workload deadlocked: tasks are blocked and nothing will wake them".into(),
+                ));
+            };
+            debug_assert!(ev.t >= self.w.now, "time went backwards");
+            if ev.t > max_ns {
+                return Err(Error::Limit(format!(
+                    "the run did not finish within {} simulated seconds",
+                    self.limits.max_sim_seconds
+                )));
+            }
+            self.w.now = ev.t;
+            events += 1;
+            if events > self.limits.max_events {
+                return Err(Error::Limit(format!("more than {} simulation events", self.limits.max_events)));
+            }
+            match ev.kind {
+                EvKind::RunDone { cpu, gen } => {
+                    if self.w.rqs[cpu].gen == gen && self.w.rqs[cpu].curr.is_some() {
+                        self.run_done(cpu);
+                    }
+                }
+                EvKind::Tick(cpu) => self.tick(cpu),
+                EvKind::Wake(t) => self.try_to_wake_up(t, None),
+                EvKind::Ilb(cpu) => {
+                    if self.w.idle_cpu(cpu) {
+                        self.w.nohz_idle_balance(cpu);
+                    }
+                }
+            }
+            self.drain();
+        }
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        for cpu in 0..n {
+            if let Some(s) = self.busy_since[cpu] {
+                self.busy_cpu_ns += self.w.now - s;
+            }
+        }
+        let value = match self.inst.metric {
+            crate::workload::Metric::ElapsedSeconds => {
+                let (Some(s), Some(e)) = (self.start, self.end) else {
+                    return Err(Error::Workload("the workload never started or stopped its clock".into()));
+                };
+                (e - s) as f64 / NSEC_PER_SEC as f64
+            }
+            crate::workload::Metric::Events => self.events_taken as f64,
+        };
+        Ok(RunOutcome {
+            value,
+            sim_ns: self.w.now,
+            busy_cpu_ns: self.busy_cpu_ns,
+            events,
+            counters: self.w.counters.clone(),
+            trace: self.trace,
+        })
+    }
+
+    /// Handle everything a step left pending: active balances, then reschedules.
+    fn drain(&mut self) {
+        loop {
+            if let Some((src, dst)) = self.w.pending_active.pop() {
+                self.active_load_balance(src, dst);
+                continue;
+            }
+            let Some(cpu) = self.w.need_resched.first() else { break };
+            self.w.need_resched.clear(cpu);
+            self.schedule(cpu);
+            if self.error.is_some() {
+                break;
+            }
+        }
+    }
+
+    /// Credit curr of `cpu` with the work done since the last accounting.
+    fn account(&mut self, cpu: usize) {
+        let now = self.w.now;
+        let rq = &mut self.w.rqs[cpu];
+        if let Some(t) = rq.curr {
+            let done = (now - rq.last_account).saturating_mul(rq.rate);
+            let task = &mut self.w.tasks[t];
+            task.work_left = task.work_left.saturating_sub(done);
+        }
+        rq.last_account = now;
+    }
+
+    /// Recompute curr's rate and re-arm its completion event.
+    fn refresh_rate(&mut self, cpu: usize) {
+        self.account(cpu);
+        let Some(t) = self.w.rqs[cpu].curr else { return };
+        let fd = self.w.topo.cpus[cpu].freq_domain;
+        let khz = self.w.policies[fd].cur_khz;
+        let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
+        let busy = group.iter().filter(|&c| self.w.rqs[c].curr.is_some()).count();
+        let rate = self.w.topo.work_rate(cpu, khz, busy);
+        let rq = &mut self.w.rqs[cpu];
+        rq.rate = rate;
+        rq.gen = rq.gen.wrapping_add(1);
+        let gen = rq.gen;
+        let left = self.w.tasks[t].work_left;
+        if left > 0 {
+            let at = self.w.now + left.div_ceil(rate);
+            self.push(at, EvKind::RunDone { cpu, gen });
+        }
+    }
+
+    /// A CPU started or stopped running something: SMT siblings' speed and the package's turbo
+    /// budget may change.
+    fn busy_changed(&mut self, cpu: usize) {
+        let now = self.w.now;
+        match (self.w.rqs[cpu].curr.is_some(), self.busy_since[cpu]) {
+            (true, None) => self.busy_since[cpu] = Some(now),
+            (false, Some(s)) => {
+                self.busy_cpu_ns += now - s;
+                self.busy_since[cpu] = None;
+            }
+            _ => {}
+        }
+        let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
+        for c in group.iter() {
+            if c != cpu && self.w.rqs[c].curr.is_some() {
+                self.refresh_rate(c);
+            }
+        }
+        let fd = self.w.topo.cpus[cpu].freq_domain;
+        if !self.w.topo.freq_domains[fd].turbo_bins.is_empty() {
+            let pkg = self.w.topo.cpus[cpu].package;
+            for d in 0..self.w.topo.freq_domains.len() {
+                if self.w.topo.freq_domains[d].package == pkg {
+                    let first = self.w.topo.freq_domains[d].cpus.first().unwrap();
+                    self.freq_update(first);
+                }
+            }
+        }
+    }
+
+    /// `cpufreq_update_util()`: let the governor look at `cpu`'s policy.
+    fn freq_update(&mut self, cpu: usize) {
+        let fd = self.w.topo.cpus[cpu].freq_domain;
+        let cpus = self.w.topo.freq_domains[fd].cpus;
+        // Age the PELT clocks at the old frequency before it changes.
+        for c in cpus.iter() {
+            self.w.update_load_avg(c, None);
+        }
+        if self.w.cpufreq_update(cpu).is_some() {
+            self.trace_freq(fd);
+            for c in cpus.iter() {
+                if self.w.rqs[c].curr.is_some() {
+                    self.refresh_rate(c);
+                }
+            }
+        }
+    }
+
+    /// `__schedule()`: pick the next task of `cpu`, running its zero-time ops until one has work to
+    /// do or blocks; go idle (after a newly-idle balance) when nothing is left.
+    fn schedule(&mut self, cpu: usize) {
+        self.account(cpu);
+        let prev = self.running[cpu];
+        loop {
+            let next = if self.w.rqs[cpu].nr_running > 0 { self.w.pick_next_task(cpu) } else { None };
+            let Some(t) = next else {
+                if self.w.newidle_balance(cpu) {
+                    continue;
+                }
+                self.go_idle(cpu, prev);
+                return;
+            };
+            self.w.update_misfit_status(cpu);
+            if self.w.tasks[t].work_left == 0 {
+                self.w.rqs[cpu].last_account = self.w.now;
+                self.step(cpu, t);
+                if self.error.is_some() {
+                    return;
+                }
+                if self.w.rqs[cpu].curr != Some(t) {
+                    continue;
+                }
+            }
+            if prev != Some(t) {
+                self.w.counters.context_switches += 1;
+                self.trace_switch(cpu, prev, Some(t));
+            }
+            self.running[cpu] = Some(t);
+            self.w.rqs[cpu].last_account = self.w.now;
+            self.refresh_rate(cpu);
+            if prev.is_none() {
+                self.busy_changed(cpu);
+            }
+            if !self.w.rqs[cpu].tick_armed {
+                self.w.rqs[cpu].tick_armed = true;
+                let tick = self.w.config.tick_ns();
+                let at = (self.w.now / tick + 1) * tick;
+                self.push(at, EvKind::Tick(cpu));
+            }
+            self.freq_update(cpu);
+            return;
+        }
+    }
+
+    fn go_idle(&mut self, cpu: usize, prev: Option<TaskId>) {
+        let rq = &mut self.w.rqs[cpu];
+        rq.gen = rq.gen.wrapping_add(1);
+        if prev.is_some() {
+            self.running[cpu] = None;
+            rq.idle_stamp = self.w.now;
+            let util_sum = rq.avg.util_sum;
+            rq.clock_pelt.going_idle(util_sum);
+            self.w.counters.context_switches += 1;
+            self.trace_switch(cpu, prev, None);
+            self.busy_changed(cpu);
+            self.freq_update(cpu);
+        }
+    }
+
+    /// curr of `cpu` finished its `Run` op.
+    fn run_done(&mut self, cpu: usize) {
+        self.account(cpu);
+        let t = self.w.rqs[cpu].curr.unwrap();
+        self.w.tasks[t].work_left = 0;
+        self.w.tasks[t].pc += 1;
+        self.step(cpu, t);
+        if self.w.rqs[cpu].curr == Some(t) && self.w.tasks[t].work_left > 0 {
+            self.refresh_rate(cpu);
+        } else {
+            self.w.resched(cpu);
+        }
+    }
+
+    /// Executes `t`'s program (running on `cpu`) from its pc until a `Run` gives it work or it
+    /// blocks or exits.
+    fn step(&mut self, cpu: usize, t: TaskId) {
+        let prog = self.w.tasks[t].program;
+        let mut budget = MAX_OPS_WITHOUT_WORK;
+        loop {
+            budget -= 1;
+            if budget == 0 {
+                let name = self.inst.programs[prog].name.clone();
+                self.fail(Error::Workload(format!("program '{name}' loops without doing any work")));
+                return;
+            }
+            let pc = self.w.tasks[t].pc;
+            let Some(op) = self.inst.programs[prog].ops.get(pc) else {
+                self.exit(cpu, t);
+                return;
+            };
+            match *op {
+                Op::Run { work, jitter_ppm } => {
+                    let w = self.jitter(work, jitter_ppm);
+                    self.w.tasks[t].work_left = w.max(1);
+                    return;
+                }
+                Op::TakeEvent { pool, exhausted } => {
+                    let past_deadline = match (self.inst.deadline_after_start, self.start) {
+                        (Some(d), Some(s)) => self.w.now >= s + d,
+                        _ => false,
+                    };
+                    if self.pools[pool] > 0 && !past_deadline {
+                        self.pools[pool] -= 1;
+                        self.events_taken += 1;
+                        self.w.tasks[t].pc += 1;
+                    } else {
+                        self.w.tasks[t].pc = exhausted;
+                    }
+                }
+                Op::Jump(to) => self.w.tasks[t].pc = to,
+                Op::Sleep(ns) => {
+                    self.w.tasks[t].pc += 1;
+                    self.block(cpu, t, TaskState::Sleeping);
+                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                    return;
+                }
+                Op::WaitGate(g) => {
+                    self.w.tasks[t].pc += 1;
+                    if !self.gate_open[g] {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.gate_waiters[g].push(t);
+                        return;
+                    }
+                }
+                Op::OpenGate(g) => {
+                    self.w.tasks[t].pc += 1;
+                    self.gate_open[g] = true;
+                    let waiters = std::mem::take(&mut self.gate_waiters[g]);
+                    for wt in waiters {
+                        self.try_to_wake_up(wt, Some((t, cpu)));
+                    }
+                }
+                Op::Fork(program) => {
+                    self.w.tasks[t].pc += 1;
+                    self.wake_up_new_task(t, cpu, program);
+                    if self.error.is_some() {
+                        return;
+                    }
+                }
+                Op::WaitChildren => {
+                    if self.w.tasks[t].live_children == 0 {
+                        self.w.tasks[t].pc += 1;
+                    } else {
+                        self.waiting_children[t] = true;
+                        self.block(cpu, t, TaskState::Blocked);
+                        return;
+                    }
+                }
+                Op::MarkStart => {
+                    self.start = Some(self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::MarkEnd => {
+                    self.end = Some(self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::Exit => {
+                    self.exit(cpu, t);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn jitter(&mut self, work: u64, ppm: u32) -> u64 {
+        if ppm == 0 {
+            return work;
+        }
+        let r = self.rng.below(2 * ppm as u64 + 1) as i128 - ppm as i128;
+        (work as i128 + work as i128 * r / 1_000_000).max(1) as u64
+    }
+
+    /// The running task `t` stops being runnable (`deactivate_task()`).
+    fn block(&mut self, cpu: usize, t: TaskId, state: TaskState) {
+        self.w.dequeue_task(cpu, t, false);
+        self.w.tasks[t].state = state;
+        self.w.resched(cpu);
+    }
+
+    fn exit(&mut self, cpu: usize, t: TaskId) {
+        self.w.dequeue_task(cpu, t, true);
+        self.w.tasks[t].state = TaskState::Exited;
+        self.w.resched(cpu);
+        self.live_tasks -= 1;
+        if let Some(p) = self.w.tasks[t].parent {
+            self.w.tasks[p].live_children -= 1;
+            if self.w.tasks[p].live_children == 0 && self.waiting_children[p] {
+                self.waiting_children[p] = false;
+                self.try_to_wake_up(p, Some((t, cpu)));
+            }
+        }
+    }
+
+    /// `wake_up_new_task()`: place with SD_BALANCE_FORK, enqueue, maybe preempt.
+    fn wake_up_new_task(&mut self, parent: TaskId, cpu: usize, program: usize) {
+        let Some(child) = self.new_task(program, cpu, Some(parent)) else { return };
+        self.w.counters.forks += 1;
+        let (target, _) = self.w.select_task_rq_fair(child, parent, cpu, WakeKind::Fork);
+        let target = self.fallback(child, target);
+        self.w.tasks[child].cpu = target;
+        self.w.tasks[child].recent_used_cpu = target;
+        self.w.enqueue_task(target, child, Enqueue::New);
+        self.trace_wakeup(child, target, true);
+        self.w.check_preempt_wakeup(target, child);
+        self.freq_update(target);
+    }
+
+    /// `select_fallback_rq()`: the first allowed CPU when the choice is not allowed.
+    fn fallback(&self, t: TaskId, cpu: usize) -> usize {
+        let allowed = self.w.tasks[t].allowed;
+        if allowed.test(cpu) {
+            cpu
+        } else {
+            allowed.first().unwrap_or(cpu)
+        }
+    }
+
+    /// `try_to_wake_up()`; `waker` is the task (and its CPU) that wakes `p`, None for a timer.
+    fn try_to_wake_up(&mut self, p: TaskId, waker: Option<(TaskId, usize)>) {
+        if self.w.tasks[p].state == TaskState::Runnable || self.w.tasks[p].state == TaskState::Exited {
+            return;
+        }
+        self.w.counters.wakeups += 1;
+        let prev = self.w.tasks[p].cpu;
+        let (target, _path): (usize, Placement) = match waker {
+            Some((wk, wcpu)) => self.w.select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync: false }),
+            None => (self.w.select_idle_sibling(p, prev, prev), Placement::FastPath),
+        };
+        let target = self.fallback(p, target);
+        let migrated = target != prev;
+        if migrated {
+            self.w.update_load_avg(prev, Some(p));
+            self.w.detach_entity_load_avg(prev, p);
+            self.trace_migrate(p, prev, target, MigrateReason::Wakeup);
+        }
+        self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
+        self.trace_wakeup(p, target, false);
+        self.w.check_preempt_wakeup(target, p);
+        self.freq_update(target);
+    }
+
+    /// `scheduler_tick()` on a busy CPU; an idle CPU stops its tick (NO_HZ_IDLE).
+    fn tick(&mut self, cpu: usize) {
+        if self.w.rqs[cpu].curr.is_none() {
+            self.w.rqs[cpu].tick_armed = false;
+            return;
+        }
+        self.w.counters.ticks += 1;
+        self.account(cpu);
+        self.w.update_curr(cpu);
+        let curr = self.w.rqs[cpu].curr;
+        self.w.update_load_avg(cpu, curr);
+        self.w.check_preempt_tick(cpu);
+        self.w.update_misfit_status(cpu);
+        self.freq_update(cpu);
+        // trigger_load_balance()
+        if self.w.jiffies() >= self.w.rqs[cpu].next_balance {
+            self.w.rebalance_domains(cpu, CpuIdleType::NotIdle);
+        }
+        if let Some(ilb) = self.w.nohz_balancer_kick(cpu) {
+            self.push(self.w.now + ILB_IPI_NS, EvKind::Ilb(ilb));
+        }
+        let tick = self.w.config.tick_ns();
+        self.push(self.w.now + tick, EvKind::Tick(cpu));
+    }
+
+    /// `active_load_balance_cpu_stop()`: the stopper on `src` preempts its task and pushes one
+    /// migratable task (from the tail of `cfs_tasks`) to `dst`.
+    fn active_load_balance(&mut self, src: usize, dst: usize) {
+        self.w.rqs[src].active_balance = false;
+        if self.w.rqs[src].nr_running == 0 {
+            return;
+        }
+        self.account(src);
+        self.w.counters.active_balances += 1;
+        let candidates: Vec<TaskId> = self.w.rqs[src].cfs_tasks.iter().rev().copied().collect();
+        for p in candidates {
+            if !self.w.tasks[p].allowed.test(dst) {
+                continue;
+            }
+            let was_curr = self.w.rqs[src].curr == Some(p);
+            self.w.dequeue_task(src, p, true);
+            self.w.enqueue_task(dst, p, Enqueue::Migrated);
+            self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance);
+            self.w.check_preempt_wakeup(dst, p);
+            if was_curr {
+                self.w.resched(src);
+            }
+            break;
+        }
+    }
+
+    fn trace_switch(&mut self, cpu: usize, prev: Option<TaskId>, next: Option<TaskId>) {
+        if let Some(tr) = &mut self.trace {
+            tr.push(TraceEvent::Switch { t: self.w.now, cpu, prev, next });
+        }
+    }
+    fn trace_wakeup(&mut self, task: TaskId, cpu: usize, new: bool) {
+        if let Some(tr) = &mut self.trace {
+            tr.push(TraceEvent::Wakeup { t: self.w.now, task, cpu, new });
+        }
+    }
+    fn trace_migrate(&mut self, task: TaskId, from: usize, to: usize, reason: MigrateReason) {
+        if let Some(tr) = &mut self.trace {
+            tr.push(TraceEvent::Migrate { t: self.w.now, task, from, to, reason });
+        }
+    }
+    fn trace_freq(&mut self, domain: usize) {
+        if let Some(tr) = &mut self.trace {
+            tr.push(TraceEvent::Frequency { t: self.w.now, domain, khz: self.w.policies[domain].cur_khz });
+        }
+    }
+}
+
+/// Which CPUs a task may use; used by tests and workloads with affinity.
+pub fn mask_of(topo: &Topology, cpus: &[usize]) -> CpuMask {
+    let mut m = CpuMask::EMPTY;
+    for &c in cpus {
+        if c < topo.nr_cpus() {
+            m.set(c);
+        }
+    }
+    m
+}

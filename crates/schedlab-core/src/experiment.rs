@@ -1,0 +1,288 @@
+//! Scenario (serde, versioned) -> [`Plan`] (variants x parameter values x repetitions) -> runs ->
+//! [`ComparisonTable`]. Runs are independent and identified by their index, so a caller can run
+//! them in any order, in parallel threads or in a Web Worker, and get the same table.
+
+use crate::domains::{DomainsView, SchedDomains};
+use crate::engine::{Engine, Limits};
+use crate::error::{Error, Result};
+use crate::kernel::{build_config, Governor, KernelConfig};
+use crate::rng::Rng;
+use crate::sched::World;
+use crate::table::ComparisonTable;
+use crate::topology::{presets, MachineSpec, Topology};
+use crate::trace::{Counters, TraceEvent};
+use crate::workload::{Instance, Metric, WorkloadSpec};
+use serde::{Deserialize, Serialize};
+
+/// The scenario format version this build reads and writes.
+pub const SCENARIO_VERSION: u32 = 1;
+/// Most runs one plan may have.
+pub const MAX_RUNS: usize = 200_000;
+
+/// A machine by preset name or in full.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum MachineRef {
+    Preset(String),
+    Custom(MachineSpec),
+}
+
+impl MachineRef {
+    pub fn spec(&self) -> Result<MachineSpec> {
+        match self {
+            MachineRef::Preset(name) => presets::preset(name),
+            MachineRef::Custom(spec) => Ok(spec.clone()),
+        }
+    }
+}
+
+/// The parameter a scenario varies, and its values (one table row each).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub param: String,
+    pub values: Vec<u64>,
+}
+
+/// One column: a baseline kernel, patches applied in order, optional further config changes (a
+/// JSON merge patch over [`KernelConfig`]), and a governor.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    pub baseline: String,
+    #[serde(default)]
+    pub patches: Vec<String>,
+    pub governor: Governor,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
+}
+
+/// Everything needed to reproduce a table.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub version: u32,
+    pub name: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    pub machine: MachineRef,
+    pub workload: WorkloadSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
+    pub variants: Vec<VariantSpec>,
+    /// Repetitions per (parameter, variant) cell.
+    pub runs: u32,
+    pub seed: u64,
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+impl Scenario {
+    /// Parses a scenario file; the error names the line and column.
+    pub fn from_json(text: &str) -> Result<Scenario> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Error::Scenario(format!("not valid JSON: {e}")))?;
+        let version = v.get("version").and_then(|x| x.as_u64());
+        if version != Some(SCENARIO_VERSION as u64) {
+            return Err(Error::Scenario(format!(
+                "\"version\" must be {SCENARIO_VERSION} (this build reads version {SCENARIO_VERSION} scenarios)"
+            )));
+        }
+        serde_json::from_value(v).map_err(|e| Error::Scenario(e.to_string()))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serializes")
+    }
+}
+
+/// A variant ready to run.
+#[derive(Clone, Debug)]
+pub struct PlannedVariant {
+    pub name: String,
+    pub config: KernelConfig,
+    pub domains: SchedDomains,
+}
+
+/// One run's result: the metric value and what it cost.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RunResult {
+    pub index: usize,
+    pub variant: usize,
+    pub param_index: usize,
+    pub repetition: u32,
+    pub seed: u64,
+    pub value: f64,
+    pub sim_ns: u64,
+    pub busy_cpu_ns: u64,
+    pub events: u64,
+    pub counters: Counters,
+}
+
+/// A validated scenario, expanded into runs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub scenario: Scenario,
+    pub topo: Topology,
+    pub variants: Vec<PlannedVariant>,
+    pub param_name: String,
+    pub params: Vec<u64>,
+    pub instances: Vec<Instance>,
+    pub metric: Metric,
+}
+
+impl Plan {
+    pub fn new(scenario: &Scenario) -> Result<Plan> {
+        if scenario.version != SCENARIO_VERSION {
+            return Err(Error::Scenario(format!("version must be {SCENARIO_VERSION}")));
+        }
+        if scenario.variants.is_empty() {
+            return Err(Error::Scenario("a scenario needs at least one variant".into()));
+        }
+        if scenario.runs == 0 || scenario.runs > 1000 {
+            return Err(Error::Scenario("runs must be 1 to 1000".into()));
+        }
+        let mut names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
+        names.sort_unstable();
+        if names.windows(2).any(|w| w[0] == w[1]) || names.iter().any(|n| n.is_empty()) {
+            return Err(Error::Scenario("variant names must be unique and not empty".into()));
+        }
+        let topo = Topology::build(&scenario.machine.spec()?)?;
+        let mut variants = Vec::new();
+        for v in &scenario.variants {
+            let config = build_config(&v.baseline, &v.patches, v.config.as_ref(), v.governor)
+                .map_err(|e| Error::Config(format!("variant '{}': {e}", v.name)))?;
+            let domains = SchedDomains::build(&topo, &config)?;
+            variants.push(PlannedVariant { name: v.name.clone(), config, domains });
+        }
+        let (param_name, specs) = match &scenario.sweep {
+            Some(s) => {
+                if s.values.is_empty() {
+                    return Err(Error::Scenario("sweep.values is empty".into()));
+                }
+                let specs = s
+                    .values
+                    .iter()
+                    .map(|&v| scenario.workload.with_param(&s.param, v))
+                    .collect::<Result<Vec<WorkloadSpec>>>()?;
+                (s.param.clone(), specs.into_iter().zip(s.values.iter().copied()).collect::<Vec<_>>())
+            }
+            None => ("run".to_string(), vec![(scenario.workload.clone(), 0)]),
+        };
+        let params: Vec<u64> = specs.iter().map(|(_, v)| *v).collect();
+        let instances = specs.iter().map(|(w, _)| w.instantiate()).collect::<Result<Vec<_>>>()?;
+        let total = variants.len() * params.len() * scenario.runs as usize;
+        if total > MAX_RUNS {
+            return Err(Error::Limit(format!("the scenario has {total} runs; at most {MAX_RUNS}")));
+        }
+        Ok(Plan {
+            metric: scenario.workload.metric(),
+            scenario: scenario.clone(),
+            topo,
+            variants,
+            param_name,
+            params,
+            instances,
+        })
+    }
+
+    /// Number of runs.
+    pub fn len(&self) -> usize {
+        self.variants.len() * self.params.len() * self.scenario.runs as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// (variant, param_index, repetition) of run `index`; runs are ordered by parameter, then
+    /// repetition, then variant, so a table fills row by row.
+    pub fn run_ref(&self, index: usize) -> (usize, usize, u32) {
+        let nv = self.variants.len();
+        let runs = self.scenario.runs as usize;
+        let variant = index % nv;
+        let rep = (index / nv) % runs;
+        let param = index / (nv * runs);
+        (variant, param, rep as u32)
+    }
+
+    /// The seed of a run: the same for every variant of a (parameter, repetition), so variants are
+    /// compared on the same random draws.
+    pub fn run_seed(&self, param_index: usize, repetition: u32) -> u64 {
+        Rng::derive(self.scenario.seed, (param_index * self.scenario.runs as usize + repetition as usize) as u64)
+    }
+
+    fn simulate(&self, index: usize, trace: bool) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
+        if index >= self.len() {
+            return Err(Error::Scenario(format!("run {index} does not exist; the plan has {} runs", self.len())));
+        }
+        let (variant, param_index, repetition) = self.run_ref(index);
+        let v = &self.variants[variant];
+        let seed = self.run_seed(param_index, repetition);
+        let world = World::new(self.topo.clone(), v.domains.clone(), v.config.clone());
+        let engine = Engine::new(world, &self.instances[param_index], seed, self.scenario.limits, trace);
+        let out = engine.run().map_err(|e| match e {
+            Error::Limit(m) => Error::Limit(format!("run {index} ({}, {} {}): {m}", v.name, self.param_name, self.params[param_index])),
+            other => other,
+        })?;
+        Ok((
+            RunResult {
+                index,
+                variant,
+                param_index,
+                repetition,
+                seed,
+                value: out.value,
+                sim_ns: out.sim_ns,
+                busy_cpu_ns: out.busy_cpu_ns,
+                events: out.events,
+                counters: out.counters,
+            },
+            out.trace,
+        ))
+    }
+
+    /// Runs one simulation.
+    pub fn run(&self, index: usize) -> Result<RunResult> {
+        self.simulate(index, false).map(|(r, _)| r)
+    }
+
+    /// Runs one simulation recording its scheduler events.
+    pub fn run_traced(&self, index: usize) -> Result<(RunResult, Vec<TraceEvent>)> {
+        self.simulate(index, true).map(|(r, t)| (r, t.unwrap_or_default()))
+    }
+
+    /// The comparison table of whatever results are given (any subset, any order).
+    pub fn table(&self, results: &[RunResult]) -> ComparisonTable {
+        let nv = self.variants.len();
+        let runs = self.scenario.runs as usize;
+        let mut slots: Vec<Vec<Vec<Option<f64>>>> = vec![vec![vec![None; runs]; nv]; self.params.len()];
+        for r in results {
+            if r.param_index < self.params.len() && r.variant < nv && (r.repetition as usize) < runs {
+                slots[r.param_index][r.variant][r.repetition as usize] = Some(r.value);
+            }
+        }
+        let values: Vec<Vec<Vec<f64>>> =
+            slots.into_iter().map(|p| p.into_iter().map(|v| v.into_iter().flatten().collect()).collect()).collect();
+        let names: Vec<String> = self.variants.iter().map(|v| v.name.clone()).collect();
+        ComparisonTable::build(
+            &self.scenario.name,
+            self.metric.name(),
+            self.metric.unit(),
+            self.metric.higher_is_better(),
+            &self.param_name,
+            self.scenario.seed,
+            &names,
+            &self.params,
+            &values,
+        )
+    }
+
+    /// The sched-domain hierarchy a variant builds on this machine.
+    pub fn domains_view(&self, variant: usize) -> DomainsView {
+        self.variants[variant.min(self.variants.len() - 1)].domains.view(&self.topo)
+    }
+}

@@ -1,0 +1,344 @@
+//! The kernel as data: [`KernelConfig`] holds every behavioural switch a variant needs; a [`Patch`] is
+//! a named, documented change to it; a variant is a baseline plus patches plus a governor.
+//!
+//! Nothing in the model asks which preset or which patch it runs: behaviour comes from the topology's
+//! data and these switches. A patch is a JSON merge patch (RFC 7386) over the serialized config, so a
+//! user can read exactly what it changes, and a scenario can carry its own.
+
+use crate::domains::SdLevel;
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How PELT makes its signals invariant (kernel-facts.md §1.3).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PeltInvariance {
+    /// Before v5.1: each contribution is scaled by freq and CPU capacity (`cap_scale()` in
+    /// `__update_load_avg()`); an always-running task saturates at the CPU's current capacity.
+    ScaleContribution,
+    /// v5.1+ (23127296889f): time is scaled instead (`update_rq_clock_pelt()`); an always-running
+    /// task grows towards 1024 on any CPU, more slowly on a small or slow one.
+    ScaleTime,
+}
+
+/// Whose number says which CPU asym packing prefers (`arch_asym_cpu_priority()`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AsymPriority {
+    /// The weak default since v4.10: `-cpu`, lower CPU numbers preferred.
+    LowerCpuNumber,
+    /// The DynamIQ RFC (March 2018): priority = `capacity_orig`, bigger CPUs preferred.
+    CpuCapacity,
+}
+
+/// `SD_ASYM_PACKING` on the listed levels, with the priority hook.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AsymPacking {
+    pub levels: Vec<SdLevel>,
+    pub priority: AsymPriority,
+}
+
+/// How the SMT sched domain is built on machines whose cores have several sharing groups.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SmtDomainSpan {
+    /// `cpu_smt_mask`: all threads of the core (POWER9 big core in v4.9).
+    Core,
+    /// The threads sharing execution resources (POWER9 small core, v4.20+ `smallcore_smt_mask`).
+    SharingGroup,
+}
+
+/// The cpufreq governor of every policy.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Governor {
+    /// Highest frequency allowed (including turbo where the hardware grants it).
+    Performance,
+    /// Lowest OPP.
+    Powersave,
+    /// `cpufreq_schedutil.c`: frequency from utilization, see [`crate::cpufreq`].
+    Schedutil,
+}
+
+/// Every behavioural switch of the modelled kernel. Field docs name the version a value belongs to.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KernelConfig {
+    /// What this configuration stands for, shown next to results.
+    pub label: String,
+    /// CONFIG_HZ: tick rate, which paces PELT-free periodic work: tick preemption, periodic balance.
+    pub hz: u32,
+    pub pelt_invariance: PeltInvariance,
+    /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm64 cpufreq, x86 APERF/MPERF
+    /// v5.7+). Off means it returns 1024 always.
+    pub frequency_invariance: bool,
+    /// Whether the topology code sets `SD_ASYM_CPUCAPACITY` (and `_FULL`) on domains spanning CPUs of
+    /// different capacities (`asym_cpu_capacity_classify()`, automatic since v4.20; never on arm64
+    /// before that in mainline).
+    pub asym_cpucapacity_detection: bool,
+    /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
+    /// only acts under `SD_ASYM_CPUCAPACITY`.
+    pub misfit: bool,
+    /// `SD_ASYM_PACKING` levels and priority; `None` in mainline arm64.
+    pub asym_packing: Option<AsymPacking>,
+    pub smt_domain: SmtDomainSpan,
+    /// `SD_PREFER_SIBLING` on every non-NUMA level (v5.x+); v4.x set it on SMT and DIE only.
+    pub prefer_sibling_all_levels: bool,
+    /// `group_smt_balance` and `smt_balance()` (v6.6+, Tim Chen): an idle CPU pulls from an SMT
+    /// group running more than one task.
+    pub smt_balance: bool,
+    /// `detach_tasks()` migrate_util test: `shr_bound(util, nr_balance_failed) > imbalance` (v6.8,
+    /// 3af7524b1419) instead of `util > imbalance` (v5.5-v6.7).
+    pub lb_util_shr_bound: bool,
+    /// `sd->busy_factor`: 32 until v5.9, 16 since v5.10.
+    pub busy_factor: u32,
+    /// `imbalance_pct` of levels above the LLC (DIE/PKG): 125 until v5.9, 117 since v5.10.
+    pub imbalance_pct_die: u32,
+    /// `sysctl_sched_latency` before tunable scaling (6 ms).
+    pub sched_latency_ns: u64,
+    /// `sysctl_sched_min_granularity` before tunable scaling (0.75 ms).
+    pub sched_min_granularity_ns: u64,
+    /// `sysctl_sched_wakeup_granularity` before tunable scaling (1 ms).
+    pub sched_wakeup_granularity_ns: u64,
+    /// `sysctl_sched_migration_cost`: a task that ran more recently than this is cache hot (0.5 ms).
+    pub sched_migration_cost_ns: u64,
+    /// schedutil's `rate_limit_us` between frequency updates of a policy.
+    pub schedutil_rate_limit_us: u64,
+    pub governor: Governor,
+}
+
+impl KernelConfig {
+    /// The arm64 mainline of the DynamIQ RFC's time (v4.16, March 2018): no capacity awareness on
+    /// arm64 (no `SD_ASYM_CPUCAPACITY`, no misfit), PELT scaling contributions, busy_factor 32.
+    ///
+    /// Simplification: the load balancer is modelled in its v5.5+ form (group types, migration types).
+    /// With one CPU-bound task per CPU and no capacity flags, v4.16's `find_busiest_group()` and the
+    /// rework both leave a lone task on a little CPU where it is (no group is overloaded and the
+    /// busiest has a single task), which is what E1's baseline depends on.
+    pub fn v4_16() -> KernelConfig {
+        KernelConfig {
+            label: "v4.16 (arm64 mainline, March 2018)".into(),
+            hz: 250,
+            pelt_invariance: PeltInvariance::ScaleContribution,
+            frequency_invariance: true,
+            asym_cpucapacity_detection: false,
+            misfit: false,
+            asym_packing: None,
+            smt_domain: SmtDomainSpan::Core,
+            prefer_sibling_all_levels: false,
+            smt_balance: false,
+            lb_util_shr_bound: false,
+            busy_factor: 32,
+            imbalance_pct_die: 125,
+            sched_latency_ns: 6_000_000,
+            sched_min_granularity_ns: 750_000,
+            sched_wakeup_granularity_ns: 1_000_000,
+            sched_migration_cost_ns: 500_000,
+            schedutil_rate_limit_us: 10_000,
+            governor: Governor::Schedutil,
+        }
+    }
+
+    /// v6.8 (pre-EEVDF runqueue; see [`crate::sched::rq`] for what that leaves out): capacity
+    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117.
+    pub fn v6_8() -> KernelConfig {
+        KernelConfig {
+            label: "v6.8".into(),
+            pelt_invariance: PeltInvariance::ScaleTime,
+            asym_cpucapacity_detection: true,
+            misfit: true,
+            smt_domain: SmtDomainSpan::SharingGroup,
+            prefer_sibling_all_levels: true,
+            smt_balance: true,
+            lb_util_shr_bound: true,
+            busy_factor: 16,
+            imbalance_pct_die: 117,
+            schedutil_rate_limit_us: 1_000,
+            ..KernelConfig::v4_16()
+        }
+    }
+
+    /// Tick length in ns (`TICK_NSEC`).
+    pub fn tick_ns(&self) -> u64 {
+        crate::units::NSEC_PER_SEC / self.hz as u64
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(100..=1000).contains(&self.hz) {
+            return Err(Error::Config(format!("hz must be 100 to 1000, not {}", self.hz)));
+        }
+        if self.busy_factor == 0 || self.busy_factor > 64 {
+            return Err(Error::Config("busy_factor must be 1 to 64".into()));
+        }
+        if !(100..=200).contains(&self.imbalance_pct_die) {
+            return Err(Error::Config("imbalance_pct_die must be 100 to 200".into()));
+        }
+        for (name, v) in [
+            ("sched_latency_ns", self.sched_latency_ns),
+            ("sched_min_granularity_ns", self.sched_min_granularity_ns),
+            ("sched_wakeup_granularity_ns", self.sched_wakeup_granularity_ns),
+        ] {
+            if v == 0 || v > 1_000_000_000 {
+                return Err(Error::Config(format!("{name} must be 1 ns to 1 s")));
+            }
+        }
+        if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000 {
+            return Err(Error::Config("sched_migration_cost_ns and schedutil_rate_limit_us must be at most 1 s".into()));
+        }
+        if let Some(ap) = &self.asym_packing {
+            if ap.levels.is_empty() {
+                return Err(Error::Config("asym_packing lists no levels; use null to turn it off".into()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A baseline kernel a variant starts from.
+pub struct Baseline {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub config: fn() -> KernelConfig,
+}
+
+pub const BASELINES: &[Baseline] = &[
+    Baseline { name: "v4.16", summary: "arm64 mainline of March 2018: capacity-blind", config: KernelConfig::v4_16 },
+    Baseline { name: "v6.8", summary: "capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY)", config: KernelConfig::v6_8 },
+];
+
+pub fn baseline(name: &str) -> Result<KernelConfig> {
+    BASELINES.iter().find(|b| b.name == name).map(|b| (b.config)()).ok_or_else(|| Error::Unknown {
+        kind: "baseline kernel",
+        name: name.into(),
+        known: BASELINES.iter().map(|b| b.name.to_string()).collect(),
+    })
+}
+
+/// A named change to a [`KernelConfig`], with where it comes from.
+pub struct Patch {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Who posted it, when, and its fate.
+    pub origin: &'static str,
+    pub description: &'static str,
+    /// JSON merge patch over the serialized [`KernelConfig`].
+    pub changes: &'static str,
+}
+
+pub const PATCHES: &[Patch] = &[Patch {
+    name: "dynamiq-asym-packing",
+    title: "sched: support dynamiQ cluster (SD_ASYM_PACKING at MC, priority = capacity)",
+    origin: "Vincent Guittot, arm64 RFC, March 2018; never merged",
+    description: "DynamIQ puts big and little CPUs in one MC domain, so mainline's capacity-blind \
+                  balancer treats them as equal. The RFC sets SD_ASYM_PACKING on the MC level and makes \
+                  arch_asym_cpu_priority() return the CPU's capacity: an idle big CPU then pulls the \
+                  running task of a busy little CPU (asym_active_balance), so tasks use big CPUs first.",
+    changes: r#"{"asym_packing": {"levels": ["MC"], "priority": "cpu_capacity"}}"#,
+}];
+
+pub fn patch(name: &str) -> Result<&'static Patch> {
+    PATCHES.iter().find(|p| p.name == name).ok_or_else(|| Error::Unknown {
+        kind: "patch",
+        name: name.into(),
+        known: PATCHES.iter().map(|p| p.name.to_string()).collect(),
+    })
+}
+
+/// RFC 7386 JSON merge patch: objects merge key by key, `null` removes, anything else replaces.
+fn merge(target: &mut Value, patch: &Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    // A config field set to null means "off" for Option fields; keep the key so
+                    // deserialization sees None rather than a missing field.
+                    t.insert(k.clone(), Value::Null);
+                } else if let Some(existing) = t.get_mut(k).filter(|e| e.is_object() && v.is_object()) {
+                    merge(existing, v);
+                } else {
+                    t.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        (t, p) => *t = p.clone(),
+    }
+}
+
+/// Applies a merge patch to a config; the error names the patch and the field serde rejected.
+pub fn apply_changes(config: &KernelConfig, changes: &Value, what: &str) -> Result<KernelConfig> {
+    if !changes.is_object() {
+        return Err(Error::Config(format!("{what}: changes must be a JSON object")));
+    }
+    let mut v = serde_json::to_value(config).map_err(|e| Error::Config(e.to_string()))?;
+    merge(&mut v, changes);
+    let c: KernelConfig = serde_json::from_value(v).map_err(|e| Error::Config(format!("{what}: {e}")))?;
+    c.validate()?;
+    Ok(c)
+}
+
+/// A variant's kernel: baseline, then each patch in order, then the scenario's own changes, then
+/// the governor.
+pub fn build_config(
+    baseline_name: &str,
+    patches: &[String],
+    overrides: Option<&Value>,
+    governor: Governor,
+) -> Result<KernelConfig> {
+    let mut c = baseline(baseline_name)?;
+    for name in patches {
+        let p = patch(name)?;
+        let changes: Value = serde_json::from_str(p.changes).expect("built-in patches are valid JSON");
+        c = apply_changes(&c, &changes, &format!("patch '{name}'"))?;
+    }
+    if let Some(o) = overrides {
+        c = apply_changes(&c, o, "variant config")?;
+    }
+    c.governor = governor;
+    c.validate()?;
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dynamiq_patch_turns_on_asym_packing_at_mc_by_capacity() {
+        let c = build_config("v4.16", &["dynamiq-asym-packing".into()], None, Governor::Performance).unwrap();
+        let ap = c.asym_packing.unwrap();
+        assert_eq!(ap.levels, vec![SdLevel::MC]);
+        assert_eq!(ap.priority, AsymPriority::CpuCapacity);
+        assert_eq!(c.governor, Governor::Performance);
+        assert!(KernelConfig::v4_16().asym_packing.is_none());
+    }
+
+    #[test]
+    fn every_builtin_patch_applies_to_every_baseline() {
+        for b in BASELINES {
+            for p in PATCHES {
+                build_config(b.name, &[p.name.to_string()], None, Governor::Schedutil).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn overrides_merge_and_null_turns_an_option_off() {
+        let o: Value = serde_json::from_str(r#"{"hz": 1000, "asym_packing": null}"#).unwrap();
+        let c = build_config("v4.16", &["dynamiq-asym-packing".into()], Some(&o), Governor::Schedutil).unwrap();
+        assert_eq!(c.hz, 1000);
+        assert!(c.asym_packing.is_none());
+    }
+
+    #[test]
+    fn bad_overrides_name_the_problem() {
+        let o: Value = serde_json::from_str(r#"{"hzz": 1000}"#).unwrap();
+        let e = build_config("v4.16", &[], Some(&o), Governor::Schedutil).unwrap_err().to_string();
+        assert!(e.contains("hzz"), "{e}");
+        let o: Value = serde_json::from_str(r#"{"hz": 7}"#).unwrap();
+        assert!(build_config("v4.16", &[], Some(&o), Governor::Schedutil).is_err());
+        assert!(build_config("v9.9", &[], None, Governor::Schedutil).unwrap_err().to_string().contains("v4.16"));
+        assert!(build_config("v4.16", &["nope".into()], None, Governor::Schedutil).is_err());
+    }
+}

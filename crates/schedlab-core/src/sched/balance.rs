@@ -1,0 +1,906 @@
+//! Load balancing as fair.c has it since the v5.5 rework (Vincent Guittot, 0b0695f2b34a), in its
+//! v6.8 state: `update_sg_lb_stats()` -> `group_classify()` -> `update_sd_pick_busiest()` ->
+//! `find_busiest_group()` -> `calculate_imbalance()` -> `find_busiest_queue()` -> `detach_tasks()`,
+//! with asym packing (`sched_asym()`, `asym_active_balance()`), misfit, active balance, periodic
+//! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
+//!
+//! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA imbalance
+//! allowance; `LBF_DST_PINNED` retries and `sgc->imbalance` (group_imbalanced from pinned tasks) are
+//! not modelled yet; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget; the
+//! balancer reads every runqueue's signals aged to now rather than the kernel's lazily-updated ones.
+
+use super::wakeup::fits_capacity;
+use super::{TaskId, World};
+use crate::cpumask::CpuMask;
+use crate::domains::flags::*;
+use crate::units::SCHED_CAPACITY_SCALE;
+
+/// `enum group_type`, in the kernel's order: a higher value is busier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupType {
+    #[default]
+    HasSpare,
+    FullyBusy,
+    MisfitTask,
+    SmtBalance,
+    AsymPacking,
+    Imbalanced,
+    Overloaded,
+}
+
+/// `enum migration_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MigrationType {
+    Load,
+    Util,
+    Task,
+    Misfit,
+}
+
+/// `enum cpu_idle_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuIdleType {
+    NotIdle,
+    Idle,
+    NewlyIdle,
+}
+
+/// `struct sg_lb_stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SgStats {
+    pub avg_load: u64,
+    pub group_load: u64,
+    pub group_capacity: u64,
+    pub group_util: u64,
+    pub group_runnable: u64,
+    pub sum_nr_running: usize,
+    pub sum_h_nr_running: usize,
+    pub idle_cpus: usize,
+    pub group_weight: usize,
+    pub group_type: GroupType,
+    pub group_asym_packing: bool,
+    pub group_smt_balance: bool,
+    pub group_misfit_task_load: u64,
+}
+
+/// `group_is_overloaded()`.
+fn group_is_overloaded(imbalance_pct: u64, sgs: &SgStats) -> bool {
+    if sgs.sum_nr_running <= sgs.group_weight {
+        return false;
+    }
+    sgs.group_capacity * 100 < sgs.group_util * imbalance_pct
+        || sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100
+}
+
+/// `group_has_capacity()`.
+fn group_has_capacity(imbalance_pct: u64, sgs: &SgStats) -> bool {
+    if sgs.sum_nr_running < sgs.group_weight {
+        return true;
+    }
+    if sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100 {
+        return false;
+    }
+    sgs.group_capacity * 100 > sgs.group_util * imbalance_pct
+}
+
+/// `group_classify()`.
+pub fn group_classify(imbalance_pct: u64, sgs: &SgStats) -> GroupType {
+    if group_is_overloaded(imbalance_pct, sgs) {
+        GroupType::Overloaded
+    } else if sgs.group_asym_packing {
+        GroupType::AsymPacking
+    } else if sgs.group_smt_balance {
+        GroupType::SmtBalance
+    } else if sgs.group_misfit_task_load != 0 {
+        GroupType::MisfitTask
+    } else if !group_has_capacity(imbalance_pct, sgs) {
+        GroupType::FullyBusy
+    } else {
+        GroupType::HasSpare
+    }
+}
+
+/// `capacity_greater()`: noticeably (~5%) bigger.
+pub fn capacity_greater(cap1: u64, cap2: u64) -> bool {
+    cap1 * 1024 > cap2 * 1078
+}
+
+/// `struct lb_env`.
+#[derive(Clone, Debug)]
+pub struct LbEnv {
+    /// Index into `SchedDomains::domains`.
+    pub sd: usize,
+    /// Position of `sd` in the dst CPU's hierarchy.
+    pub level: usize,
+    pub dst_cpu: usize,
+    pub src_cpu: usize,
+    pub idle: CpuIdleType,
+    pub imbalance: i64,
+    pub migration_type: MigrationType,
+    pub cpus: CpuMask,
+    pub all_pinned: bool,
+    pub active_lb: bool,
+}
+
+/// `struct sd_lb_stats`.
+#[derive(Clone, Debug, Default)]
+struct SdLbStats {
+    busiest: Option<usize>,
+    local: usize,
+    total_load: u64,
+    total_capacity: u64,
+    avg_load: u64,
+    prefer_sibling: bool,
+    busiest_stat: SgStats,
+    local_stat: SgStats,
+}
+
+/// What one `load_balance()` pass saw and did, for the decision log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BalanceOutcome {
+    pub moved: usize,
+    pub active: bool,
+}
+
+impl World {
+    fn nr_balance_failed(&self, env: &LbEnv) -> u32 {
+        self.sd_state(env.dst_cpu, env.level).nr_balance_failed
+    }
+
+    /// `sched_use_asym_prio()`: between cores on an SMT machine, only a fully idle core counts.
+    fn sched_use_asym_prio(&self, sd: usize, cpu: usize) -> bool {
+        if !self.smt_active {
+            return true;
+        }
+        self.sd.domains[sd].has(SD_SHARE_CPUCAPACITY) || self.is_core_idle(cpu)
+    }
+
+    /// `is_core_idle()`: every SMT sibling of `cpu` is idle.
+    fn is_core_idle(&self, cpu: usize) -> bool {
+        self.topo.cores[self.topo.cpus[cpu].core].iter().all(|c| c == cpu || self.idle_cpu(c))
+    }
+
+    /// `sched_asym()` (v6.8).
+    fn sched_asym(&self, env: &LbEnv, sgs: &SgStats, group: usize) -> bool {
+        if !self.sched_use_asym_prio(env.sd, env.dst_cpu) {
+            return false;
+        }
+        let g = &self.sd.domains[env.sd].groups[group];
+        if g.flags & SD_SHARE_CPUCAPACITY != 0 && sgs.group_weight - sgs.idle_cpus != 1 {
+            return false;
+        }
+        self.sd.sched_asym_prefer(env.dst_cpu, g.asym_prefer_cpu)
+    }
+
+    /// `update_sg_lb_stats()`. Returns whether a CPU had more than one task (SG_OVERLOAD).
+    fn update_sg_lb_stats(&self, env: &LbEnv, group: usize, local_group: bool, sgs: &mut SgStats) -> bool {
+        let dom = &self.sd.domains[env.sd];
+        let g = &dom.groups[group];
+        let mut overload = false;
+        for i in g.span.and(&env.cpus).iter() {
+            let load = self.cpu_load(i);
+            sgs.group_load += load;
+            sgs.group_util += self.cpu_util(i);
+            sgs.group_runnable += self.cpu_runnable(i);
+            let nr = self.rqs[i].nr_running;
+            sgs.sum_h_nr_running += nr;
+            sgs.sum_nr_running += nr;
+            if nr > 1 {
+                overload = true;
+            }
+            if nr == 0 && self.idle_cpu(i) {
+                sgs.idle_cpus += 1;
+                continue;
+            }
+            if local_group {
+                continue;
+            }
+            if dom.has(SD_ASYM_CPUCAPACITY) {
+                if sgs.group_misfit_task_load < self.rqs[i].misfit_task_load {
+                    sgs.group_misfit_task_load = self.rqs[i].misfit_task_load;
+                    overload = true;
+                }
+            }
+        }
+        sgs.group_capacity = g.capacity;
+        sgs.group_weight = g.weight;
+        if !local_group
+            && dom.has(SD_ASYM_PACKING)
+            && env.idle != CpuIdleType::NotIdle
+            && sgs.sum_h_nr_running > 0
+            && self.sched_asym(env, sgs, group)
+        {
+            sgs.group_asym_packing = true;
+        }
+        // smt_balance() (v6.6+): an SMT group running more than one task, seen from an idle CPU.
+        if self.config.smt_balance
+            && !local_group
+            && env.idle != CpuIdleType::NotIdle
+            && g.flags & SD_SHARE_CPUCAPACITY != 0
+            && sgs.sum_h_nr_running > 1
+        {
+            sgs.group_smt_balance = true;
+        }
+        sgs.group_type = group_classify(dom.imbalance_pct as u64, sgs);
+        if sgs.group_type == GroupType::Overloaded {
+            sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity.max(1);
+        }
+        overload
+    }
+
+    /// `update_sd_pick_busiest()` (v6.8).
+    fn update_sd_pick_busiest(&self, env: &LbEnv, sds: &SdLbStats, group: usize, sgs: &SgStats) -> bool {
+        let dom = &self.sd.domains[env.sd];
+        let sg = &dom.groups[group];
+        let busiest = &sds.busiest_stat;
+        if sgs.sum_h_nr_running == 0 {
+            return false;
+        }
+        if dom.has(SD_ASYM_CPUCAPACITY)
+            && sgs.group_type == GroupType::MisfitTask
+            && (!capacity_greater(self.capacity_of(env.dst_cpu), sg.max_capacity)
+                || sds.local_stat.group_type != GroupType::HasSpare)
+        {
+            return false;
+        }
+        if sgs.group_type > busiest.group_type {
+            return true;
+        }
+        if sgs.group_type < busiest.group_type {
+            return false;
+        }
+        let busiest_group = sds.busiest.map(|b| &dom.groups[b]);
+        let has_spare_rule = |sgs: &SgStats| {
+            !(sgs.idle_cpus > busiest.idle_cpus
+                || (sgs.idle_cpus == busiest.idle_cpus && sgs.sum_nr_running <= busiest.sum_nr_running))
+        };
+        let keep = match sgs.group_type {
+            GroupType::Overloaded => sgs.avg_load > busiest.avg_load,
+            GroupType::Imbalanced => false,
+            GroupType::AsymPacking => {
+                !busiest_group.is_some_and(|b| self.sd.sched_asym_prefer(sg.asym_prefer_cpu, b.asym_prefer_cpu))
+            }
+            GroupType::MisfitTask => sgs.group_misfit_task_load >= busiest.group_misfit_task_load,
+            GroupType::SmtBalance if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 => has_spare_rule(sgs),
+            GroupType::SmtBalance | GroupType::FullyBusy => {
+                !(sgs.avg_load < busiest.avg_load
+                    || (sgs.avg_load == busiest.avg_load
+                        && busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0)))
+            }
+            GroupType::HasSpare => {
+                let busiest_smt = busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0);
+                let sg_smt = sg.flags & SD_SHARE_CPUCAPACITY != 0;
+                if busiest_group.is_some() && busiest_smt != sg_smt {
+                    // smt_vs_nonsmt_groups(): never prefer an SMT group running one task.
+                    !(sg_smt && sgs.sum_h_nr_running <= 1)
+                } else {
+                    has_spare_rule(sgs)
+                }
+            }
+        };
+        if !keep {
+            return false;
+        }
+        if dom.has(SD_ASYM_CPUCAPACITY)
+            && sgs.group_type <= GroupType::FullyBusy
+            && capacity_greater(sg.min_capacity, self.capacity_of(env.dst_cpu))
+        {
+            return false;
+        }
+        true
+    }
+
+    /// `update_sd_lb_stats()`.
+    fn update_sd_lb_stats(&mut self, env: &LbEnv) -> SdLbStats {
+        let d = env.sd;
+        let mut sds = SdLbStats {
+            busiest_stat: SgStats { idle_cpus: usize::MAX, ..SgStats::default() },
+            ..SdLbStats::default()
+        };
+        let child = if env.level > 0 { Some(self.sd.per_cpu[env.dst_cpu][env.level - 1]) } else { None };
+        sds.prefer_sibling = child.is_some_and(|c| self.sd.domains[c].has(SD_PREFER_SIBLING));
+        let local_group = self.sd.domains[d].local_group(env.dst_cpu);
+        sds.local = local_group;
+        let mut overload = false;
+        let ngroups = self.sd.domains[d].groups.len();
+        for k in 0..ngroups {
+            let g = (local_group + k) % ngroups;
+            let is_local = g == local_group;
+            let mut sgs = SgStats::default();
+            overload |= self.update_sg_lb_stats(env, g, is_local, &mut sgs);
+            if is_local {
+                sds.local_stat = sgs;
+            } else if self.update_sd_pick_busiest(env, &sds, g, &sgs) {
+                sds.busiest = Some(g);
+                sds.busiest_stat = sgs;
+            }
+            sds.total_load += sgs.group_load;
+            sds.total_capacity += sgs.group_capacity;
+        }
+        // At the root domain, refresh rd->overload.
+        if self.sd.per_cpu[env.dst_cpu].len() == env.level + 1 {
+            self.rd_overload = overload;
+        }
+        sds
+    }
+
+    /// `sibling_imbalance()` (v6.6+).
+    fn sibling_imbalance(&self, env: &LbEnv, sds: &SdLbStats) -> i64 {
+        let busiest = &sds.busiest_stat;
+        let local = &sds.local_stat;
+        if env.idle == CpuIdleType::NotIdle || busiest.sum_nr_running == 0 {
+            return 0;
+        }
+        let dom = &self.sd.domains[env.sd];
+        let cores = |g: usize| {
+            let span = dom.groups[g].span;
+            let mut seen = CpuMask::EMPTY;
+            let mut n = 0i64;
+            for c in span.iter() {
+                let core = self.topo.cpus[c].core;
+                if !seen.test(core) {
+                    seen.set(core);
+                    n += 1;
+                }
+            }
+            n
+        };
+        let nb = cores(sds.busiest.unwrap());
+        let nl = cores(sds.local);
+        if nb == nl {
+            return (busiest.sum_nr_running as i64 - local.sum_nr_running as i64).max(0);
+        }
+        let mut imbalance = (nl * busiest.sum_nr_running as i64 - nb * local.sum_nr_running as i64).max(0);
+        imbalance = (2 * imbalance + nl + nb) / (nl + nb);
+        if imbalance <= 1 && local.sum_nr_running == 0 && busiest.sum_nr_running > 1 {
+            imbalance = 2;
+        }
+        imbalance
+    }
+
+    /// `calculate_imbalance()` (v6.8, plus the v1 "use all little CPUs" switch).
+    fn calculate_imbalance(&self, env: &mut LbEnv, sds: &mut SdLbStats) {
+        let dom = &self.sd.domains[env.sd];
+        let local = sds.local_stat;
+        let busiest = sds.busiest_stat;
+        match busiest.group_type {
+            GroupType::MisfitTask => {
+                if dom.has(SD_ASYM_CPUCAPACITY) {
+                    env.migration_type = MigrationType::Misfit;
+                    env.imbalance = 1;
+                } else {
+                    env.migration_type = MigrationType::Load;
+                    env.imbalance = busiest.group_misfit_task_load as i64;
+                }
+                return;
+            }
+            GroupType::AsymPacking => {
+                env.migration_type = MigrationType::Task;
+                env.imbalance = busiest.sum_h_nr_running as i64;
+                return;
+            }
+            GroupType::SmtBalance | GroupType::Imbalanced => {
+                env.migration_type = MigrationType::Task;
+                env.imbalance = 1;
+                return;
+            }
+            _ => {}
+        }
+        if local.group_type == GroupType::HasSpare {
+            if busiest.group_type > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
+                env.migration_type = MigrationType::Util;
+                env.imbalance = (local.group_capacity.max(local.group_util) - local.group_util) as i64;
+                if env.idle != CpuIdleType::NotIdle && env.imbalance == 0 {
+                    env.migration_type = MigrationType::Task;
+                    env.imbalance = 1;
+                }
+                return;
+            }
+            env.migration_type = MigrationType::Task;
+            env.imbalance = if busiest.group_weight == 1 || sds.prefer_sibling {
+                self.sibling_imbalance(env, sds)
+            } else {
+                (local.idle_cpus as i64 - busiest.idle_cpus as i64).max(0)
+            };
+            env.imbalance >>= 1;
+            return;
+        }
+        if local.group_type < GroupType::Overloaded {
+            sds.local_stat.avg_load = local.group_load * SCHED_CAPACITY_SCALE / local.group_capacity.max(1);
+            if sds.local_stat.avg_load >= busiest.avg_load {
+                env.imbalance = 0;
+                return;
+            }
+            sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity.max(1);
+            if sds.local_stat.avg_load >= sds.avg_load {
+                env.imbalance = 0;
+                return;
+            }
+        }
+        let local_avg = sds.local_stat.avg_load;
+        env.migration_type = MigrationType::Load;
+        env.imbalance = (busiest.avg_load.saturating_sub(sds.avg_load) * busiest.group_capacity)
+            .min(sds.avg_load.saturating_sub(local_avg) * local.group_capacity) as i64
+            / SCHED_CAPACITY_SCALE as i64;
+    }
+
+    /// `find_busiest_group()` (v6.8). Returns the busiest group, with `env.imbalance` set.
+    fn find_busiest_group(&mut self, env: &mut LbEnv) -> Option<usize> {
+        let mut sds = self.update_sd_lb_stats(env);
+        let busiest_group = sds.busiest?;
+        let busiest = sds.busiest_stat;
+        let local = sds.local_stat;
+        let force = matches!(
+            busiest.group_type,
+            GroupType::MisfitTask | GroupType::AsymPacking | GroupType::Imbalanced
+        );
+        if !force {
+            if local.group_type > busiest.group_type {
+                return None;
+            }
+            if local.group_type == GroupType::Overloaded {
+                if local.avg_load >= busiest.avg_load {
+                    return None;
+                }
+                sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity.max(1);
+                if local.avg_load >= sds.avg_load {
+                    return None;
+                }
+                let pct = self.sd.domains[env.sd].imbalance_pct as u64;
+                if 100 * busiest.avg_load <= pct * local.avg_load {
+                    return None;
+                }
+            }
+            let sibling_force = sds.prefer_sibling
+                && local.group_type == GroupType::HasSpare
+                && self.sibling_imbalance(env, &sds) > 1;
+            if !sibling_force && busiest.group_type != GroupType::Overloaded {
+                if env.idle == CpuIdleType::NotIdle {
+                    return None;
+                }
+                let dom = &self.sd.domains[env.sd];
+                let smt_to_nonsmt = busiest.group_type == GroupType::SmtBalance
+                    && (dom.groups[busiest_group].flags & SD_SHARE_CPUCAPACITY)
+                        != (dom.groups[sds.local].flags & SD_SHARE_CPUCAPACITY);
+                if !smt_to_nonsmt {
+                    if busiest.group_weight > 1 && local.idle_cpus <= busiest.idle_cpus + 1 {
+                        return None;
+                    }
+                    if busiest.sum_h_nr_running == 1 {
+                        return None;
+                    }
+                }
+            }
+        }
+        self.calculate_imbalance(env, &mut sds);
+        (env.imbalance > 0).then_some(busiest_group)
+    }
+
+    /// `find_busiest_queue()` (v6.8).
+    fn find_busiest_queue(&self, env: &LbEnv, group: usize) -> Option<usize> {
+        let dom = &self.sd.domains[env.sd];
+        let mut busiest = None;
+        let (mut busiest_load, mut busiest_capacity, mut busiest_util, mut busiest_nr) = (0u64, 1u64, 0u64, 0usize);
+        for i in dom.groups[group].span.and(&env.cpus).iter() {
+            let nr = self.rqs[i].nr_running;
+            if nr == 0 {
+                continue;
+            }
+            let capacity = self.capacity_of(i);
+            if dom.has(SD_ASYM_CPUCAPACITY) && !capacity_greater(self.capacity_of(env.dst_cpu), capacity) && nr == 1 {
+                continue;
+            }
+            if dom.has(SD_ASYM_PACKING)
+                && self.sched_use_asym_prio(env.sd, i)
+                && self.sd.sched_asym_prefer(i, env.dst_cpu)
+                && nr == 1
+            {
+                continue;
+            }
+            match env.migration_type {
+                MigrationType::Load => {
+                    let load = self.cpu_load(i);
+                    if nr == 1 && load as i64 > env.imbalance {
+                        continue;
+                    }
+                    if load * busiest_capacity > busiest_load * capacity {
+                        busiest_load = load;
+                        busiest_capacity = capacity;
+                        busiest = Some(i);
+                    }
+                }
+                MigrationType::Util => {
+                    // cpu_util_cfs_boost(): max(util_avg, runnable_avg), clamped to capacity.
+                    let util = self.rqs[i].avg.util_avg.max(self.rqs[i].avg.runnable_avg).min(capacity);
+                    if nr <= 1 {
+                        continue;
+                    }
+                    if busiest_util < util {
+                        busiest_util = util;
+                        busiest = Some(i);
+                    }
+                }
+                MigrationType::Task => {
+                    if busiest_nr < nr {
+                        busiest_nr = nr;
+                        busiest = Some(i);
+                    }
+                }
+                MigrationType::Misfit => {
+                    if self.rqs[i].misfit_task_load > busiest_load {
+                        busiest_load = self.rqs[i].misfit_task_load;
+                        busiest = Some(i);
+                    }
+                }
+            }
+        }
+        busiest
+    }
+
+    /// `task_hot()`: ran on its CPU less than `sysctl_sched_migration_cost` ago.
+    fn task_hot(&self, env: &LbEnv, p: TaskId) -> bool {
+        if self.sd.domains[env.sd].has(SD_SHARE_CPUCAPACITY) {
+            return false;
+        }
+        if self.config.sched_migration_cost_ns == 0 {
+            return false;
+        }
+        self.now.saturating_sub(self.tasks[p].exec_start) < self.config.sched_migration_cost_ns
+    }
+
+    /// `can_migrate_task()`.
+    fn can_migrate_task(&self, env: &mut LbEnv, p: TaskId) -> bool {
+        if !self.tasks[p].allowed.test(env.dst_cpu) {
+            return false;
+        }
+        env.all_pinned = false;
+        if self.rqs[env.src_cpu].curr == Some(p) {
+            return false;
+        }
+        if env.active_lb {
+            return true;
+        }
+        let cache_nice_tries = self.sd.domains[env.sd].cache_nice_tries;
+        !self.task_hot(env, p) || self.nr_balance_failed(env) > cache_nice_tries
+    }
+
+    /// `detach_tasks()` + `attach_tasks()`: move tasks from the tail of the source's `cfs_tasks`
+    /// until the imbalance is met. Returns how many moved.
+    fn detach_tasks(&mut self, env: &mut LbEnv) -> usize {
+        let src = env.src_cpu;
+        if self.rqs[src].nr_running <= 1 {
+            env.all_pinned = false;
+            return 0;
+        }
+        if env.imbalance <= 0 {
+            return 0;
+        }
+        let loop_max = self.rqs[src].nr_running.min(32);
+        let failed = self.nr_balance_failed(env);
+        let mut moved = 0;
+        let mut seen = 0;
+        // Walk a snapshot of the list from the tail, as list_last_entry + list_move to head do.
+        let mut idx = self.rqs[src].cfs_tasks.len();
+        while idx > 0 {
+            if env.idle != CpuIdleType::NotIdle && self.rqs[src].nr_running <= 1 {
+                break;
+            }
+            seen += 1;
+            if seen > loop_max && !env.all_pinned {
+                break;
+            }
+            idx -= 1;
+            let p = self.rqs[src].cfs_tasks[idx];
+            if !self.can_migrate_task(env, p) {
+                continue;
+            }
+            match env.migration_type {
+                MigrationType::Load => {
+                    let load = self.tasks[p].avg.load_avg.max(1);
+                    if shr_bound(load, failed) as i64 > env.imbalance {
+                        continue;
+                    }
+                    env.imbalance -= load as i64;
+                }
+                MigrationType::Util => {
+                    let util = self.task_util(p);
+                    // v6.8 (3af7524b1419) relaxes the test after failures; v6.7 and before skip
+                    // any task bigger than the imbalance.
+                    let tested = if self.config.lb_util_shr_bound { shr_bound(util, failed) } else { util };
+                    if tested as i64 > env.imbalance {
+                        continue;
+                    }
+                    env.imbalance -= util as i64;
+                }
+                MigrationType::Task => env.imbalance -= 1,
+                MigrationType::Misfit => {
+                    if fits_capacity(self.task_util(p), self.capacity_of(src)) {
+                        continue;
+                    }
+                    env.imbalance = 0;
+                }
+            }
+            self.move_task(p, src, env.dst_cpu);
+            moved += 1;
+            // CONFIG_PREEMPTION: one task per newly-idle pass.
+            if env.idle == CpuIdleType::NewlyIdle {
+                break;
+            }
+            if env.imbalance <= 0 {
+                break;
+            }
+        }
+        moved
+    }
+
+    /// `detach_task()` + `attach_task()` for a queued (not running) task.
+    pub fn move_task(&mut self, p: TaskId, src: usize, dst: usize) {
+        self.dequeue_task(src, p, true);
+        self.enqueue_task(dst, p, super::rq::Enqueue::Migrated);
+        self.check_preempt_wakeup(dst, p);
+    }
+
+    /// `need_active_balance()` (v6.8).
+    fn need_active_balance(&self, env: &LbEnv) -> bool {
+        let dom = &self.sd.domains[env.sd];
+        // asym_active_balance()
+        if env.idle != CpuIdleType::NotIdle
+            && dom.has(SD_ASYM_PACKING)
+            && self.sched_use_asym_prio(env.sd, env.dst_cpu)
+            && (self.sd.sched_asym_prefer(env.dst_cpu, env.src_cpu) || !self.sched_use_asym_prio(env.sd, env.src_cpu))
+        {
+            return true;
+        }
+        // imbalanced_active_balance()
+        if env.migration_type == MigrationType::Task && self.nr_balance_failed(env) > dom.cache_nice_tries + 2 {
+            return true;
+        }
+        env.migration_type == MigrationType::Misfit
+    }
+
+    /// `should_we_balance()`: one CPU per group balances a level: the first idle one (on an idle
+    /// core first), else the group's first CPU.
+    fn should_we_balance(&self, env: &LbEnv) -> bool {
+        if env.idle == CpuIdleType::NewlyIdle {
+            return self.rqs[env.dst_cpu].nr_running == 0;
+        }
+        let dom = &self.sd.domains[env.sd];
+        let span = dom.groups[dom.local_group(env.dst_cpu)].span.and(&env.cpus);
+        let mut idle_smt = None;
+        for cpu in span.iter() {
+            if !self.idle_cpu(cpu) {
+                continue;
+            }
+            if !dom.has(SD_SHARE_CPUCAPACITY) && !self.is_core_idle(cpu) {
+                idle_smt.get_or_insert(cpu);
+                continue;
+            }
+            return cpu == env.dst_cpu;
+        }
+        if let Some(c) = idle_smt {
+            return c == env.dst_cpu;
+        }
+        span.first() == Some(env.dst_cpu)
+    }
+
+    /// `load_balance()` at one level of `this_cpu`'s hierarchy.
+    pub fn load_balance(&mut self, this_cpu: usize, level: usize, idle: CpuIdleType) -> BalanceOutcome {
+        let sd = self.sd.per_cpu[this_cpu][level];
+        self.counters.load_balance_calls += 1;
+        let mut env = LbEnv {
+            sd,
+            level,
+            dst_cpu: this_cpu,
+            src_cpu: this_cpu,
+            idle,
+            imbalance: 0,
+            migration_type: MigrationType::Load,
+            cpus: self.sd.domains[sd].span,
+            all_pinned: false,
+            active_lb: false,
+        };
+        let mut out = BalanceOutcome::default();
+        loop {
+            if !self.should_we_balance(&env) {
+                break;
+            }
+            let Some(group) = self.find_busiest_group(&mut env) else { break };
+            let Some(busiest) = self.find_busiest_queue(&env, group) else { break };
+            env.src_cpu = busiest;
+            env.all_pinned = true;
+            if self.rqs[busiest].nr_running > 1 {
+                out.moved += self.detach_tasks(&mut env);
+                if env.all_pinned {
+                    env.cpus.clear(busiest);
+                    if !env.cpus.is_subset_of(&self.sd.domains[sd].groups[self.sd.domains[sd].local_group(this_cpu)].span) {
+                        continue;
+                    }
+                    // out_all_pinned
+                    self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
+                    self.tune_up_interval(this_cpu, level, idle, true);
+                    return out;
+                }
+            }
+            let mut active_started = false;
+            if out.moved == 0 {
+                if idle != CpuIdleType::NewlyIdle {
+                    self.sd_state_mut(this_cpu, level).nr_balance_failed += 1;
+                }
+                if self.need_active_balance(&env) {
+                    let curr_allowed = self.rqs[busiest].curr.is_some_and(|c| self.tasks[c].allowed.test(this_cpu));
+                    if !curr_allowed {
+                        self.tune_up_interval(this_cpu, level, idle, true);
+                        return out;
+                    }
+                    if !self.rqs[busiest].active_balance {
+                        self.rqs[busiest].active_balance = true;
+                        self.pending_active.push((busiest, this_cpu));
+                        active_started = true;
+                        out.active = true;
+                    }
+                }
+            } else {
+                self.counters.load_balance_moved += out.moved as u64;
+                self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
+            }
+            if !active_started || self.need_active_balance(&env) {
+                let min = self.sd.domains[sd].min_interval;
+                self.sd_state_mut(this_cpu, level).balance_interval = min;
+            }
+            return out;
+        }
+        // out_balanced
+        self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
+        self.tune_up_interval(this_cpu, level, idle, env.all_pinned);
+        out
+    }
+
+    /// `out_one_pinned`: back off the balance interval when balanced or pinned.
+    fn tune_up_interval(&mut self, cpu: usize, level: usize, idle: CpuIdleType, all_pinned: bool) {
+        if idle == CpuIdleType::NewlyIdle {
+            return;
+        }
+        let max = self.sd.domains[self.sd.per_cpu[cpu][level]].max_interval;
+        let st = self.sd_state_mut(cpu, level);
+        // MAX_PINNED_INTERVAL = 512 ms.
+        if (all_pinned && st.balance_interval < 512) || st.balance_interval < max {
+            st.balance_interval *= 2;
+        }
+    }
+
+    /// `get_sd_balance_interval()` in jiffies.
+    fn get_sd_balance_interval(&self, cpu: usize, level: usize, busy: bool) -> u64 {
+        let d = &self.sd.domains[self.sd.per_cpu[cpu][level]];
+        let mut interval = self.sd_state(cpu, level).balance_interval;
+        if busy {
+            interval *= d.busy_factor as u64;
+        }
+        let mut j = self.msecs_to_jiffies(interval);
+        if busy {
+            j = j.saturating_sub(1);
+        }
+        let max_lb = (self.config.hz as u64 * self.nr_cpus() as u64 / 10).max(1);
+        j.clamp(1, max_lb)
+    }
+
+    /// `rebalance_domains()`: balance each level whose interval has passed, bottom up.
+    pub fn rebalance_domains(&mut self, cpu: usize, mut idle: CpuIdleType) {
+        let jiffies = self.jiffies();
+        let mut next_balance = jiffies + 60 * self.config.hz as u64;
+        self.update_all_rq_avgs();
+        for level in 0..self.sd.per_cpu[cpu].len() {
+            let mut busy = idle != CpuIdleType::Idle;
+            let mut interval = self.get_sd_balance_interval(cpu, level, busy);
+            if jiffies >= self.sd_state(cpu, level).last_balance + interval {
+                let out = self.load_balance(cpu, level, idle);
+                if out.moved > 0 {
+                    idle = if self.idle_cpu(cpu) { CpuIdleType::Idle } else { CpuIdleType::NotIdle };
+                    busy = idle != CpuIdleType::Idle;
+                }
+                self.sd_state_mut(cpu, level).last_balance = jiffies;
+                interval = self.get_sd_balance_interval(cpu, level, busy);
+            }
+            next_balance = next_balance.min(self.sd_state(cpu, level).last_balance + interval);
+        }
+        self.rqs[cpu].next_balance = next_balance;
+    }
+
+    /// `newidle_balance()`: a CPU about to go idle tries to pull, bottom up, while the root domain
+    /// is overloaded. Returns whether it pulled.
+    pub fn newidle_balance(&mut self, cpu: usize) -> bool {
+        if !self.rd_overload {
+            return false;
+        }
+        self.update_all_rq_avgs();
+        for level in 0..self.sd.per_cpu[cpu].len() {
+            let d = self.sd.per_cpu[cpu][level];
+            if self.sd.domains[d].has(SD_BALANCE_NEWIDLE) {
+                self.load_balance(cpu, level, CpuIdleType::NewlyIdle);
+            }
+            if self.rqs[cpu].nr_running > 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `update_misfit_status()` (v4.20+): the running task does not fit its CPU.
+    pub fn update_misfit_status(&mut self, cpu: usize) {
+        if !self.config.misfit || self.sd.sd_asym_cpucapacity[cpu].is_none() {
+            return;
+        }
+        let load = match self.rqs[cpu].curr {
+            Some(p) if self.tasks[p].allowed.weight() > 1 && !fits_capacity(self.task_util(p), self.capacity_of(cpu)) => {
+                self.tasks[p].avg.load_avg.max(1)
+            }
+            _ => 0,
+        };
+        self.rqs[cpu].misfit_task_load = load;
+    }
+
+    /// `nohz_balancer_kick()` (v6.8): should a busy CPU's tick wake an idle CPU to balance for all
+    /// idle CPUs? Returns the CPU to kick (`find_new_ilb()`: the first idle CPU).
+    pub fn nohz_balancer_kick(&mut self, cpu: usize) -> Option<usize> {
+        let idle_mask = self.idle_mask();
+        if idle_mask.is_empty() || self.jiffies() < self.nohz_next_balance {
+            return None;
+        }
+        let kick = self.rqs[cpu].nr_running >= 2
+            || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
+                let span = self.sd.domains[sd].span.and(&idle_mask);
+                span.iter().any(|i| self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu))
+            })
+            || match self.sd.sd_asym_cpucapacity[cpu] {
+                // check_misfit_status(); the LLC test is skipped on asymmetric systems.
+                Some(_) => {
+                    self.rqs[cpu].misfit_task_load > 0
+                        && self.capacity_of(cpu) < self.sd.max_cpu_capacity
+                }
+                None => self.sd.sd_llc[cpu].is_some_and(|llc| {
+                    let span = self.sd.domains[llc].span;
+                    span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
+                }),
+            };
+        if !kick {
+            return None;
+        }
+        // kick_ilb(): push nohz.next_balance out by a jiffy until the ILB sets it.
+        self.nohz_next_balance = self.jiffies() + 1;
+        self.counters.nohz_kicks += 1;
+        idle_mask.first()
+    }
+
+    /// `_nohz_idle_balance()`: on the ILB CPU, balance every idle CPU whose `next_balance` is due.
+    pub fn nohz_idle_balance(&mut self, ilb: usize) {
+        let mut next = u64::MAX;
+        let mask = self.idle_mask();
+        for cpu in mask.iter_wrap(ilb + 1) {
+            if !self.idle_cpu(cpu) {
+                continue;
+            }
+            if self.jiffies() >= self.rqs[cpu].next_balance {
+                self.rebalance_domains(cpu, CpuIdleType::Idle);
+            }
+            next = next.min(self.rqs[cpu].next_balance);
+        }
+        if next != u64::MAX {
+            self.nohz_next_balance = next;
+        }
+    }
+
+    /// CPUs in `nohz.idle_cpus_mask`: idle CPUs have their tick stopped.
+    pub fn idle_mask(&self) -> CpuMask {
+        let mut m = CpuMask::EMPTY;
+        for cpu in 0..self.nr_cpus() {
+            if self.idle_cpu(cpu) {
+                m.set(cpu);
+            }
+        }
+        m
+    }
+}
+
+/// `shr_bound()`: shift right, bounded to the type's width.
+pub fn shr_bound(val: u64, shift: u32) -> u64 {
+    val >> shift.min(63)
+}

@@ -1,0 +1,251 @@
+//! The fair scheduling class: runqueues and tasks ([`rq`]), wake-up placement ([`wakeup`]) and load
+//! balancing ([`balance`]), as methods on the [`World`] the engine owns.
+//!
+//! Only SCHED_NORMAL tasks exist in the model and there are no task groups, so `h_nr_running` equals
+//! `nr_running` and `task_h_load()` is the task's own `load_avg`; rt/irq pressure is absent, so
+//! `capacity_of()` equals `capacity_orig`.
+
+pub mod balance;
+pub mod rq;
+pub mod wakeup;
+
+use crate::cpumask::CpuMask;
+use crate::domains::SchedDomains;
+use crate::kernel::KernelConfig;
+use crate::pelt::{ClockPelt, SchedAvg};
+use crate::topology::Topology;
+use crate::trace::Counters;
+use crate::units::{Nanos, Work};
+
+pub type TaskId = usize;
+
+/// `NICE_0_LOAD` after `scale_load_down()`.
+pub const NICE_0_LOAD: u64 = 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskState {
+    /// On a runqueue (queued or running).
+    Runnable,
+    /// Asleep until a timer.
+    Sleeping,
+    /// Waiting on a gate, its children, or another task.
+    Blocked,
+    Exited,
+}
+
+/// A task (`struct task_struct` with its `sched_entity`).
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub id: TaskId,
+    pub state: TaskState,
+    /// `task_cpu(p)`: where it runs, or ran last.
+    pub cpu: usize,
+    pub weight: u64,
+    pub vruntime: u64,
+    pub sum_exec_runtime: u64,
+    pub prev_sum_exec_runtime: u64,
+    pub exec_start: Nanos,
+    /// When it last stopped running (for `task_hot()`).
+    pub last_ran: Nanos,
+    pub avg: SchedAvg,
+    /// `p->cpus_ptr`.
+    pub allowed: CpuMask,
+    pub last_wakee: Option<TaskId>,
+    pub wakee_flips: u32,
+    pub wakee_flip_decay_ts: u64,
+    pub recent_used_cpu: usize,
+    pub nr_migrations: u64,
+    // Program state (see crate::workload).
+    pub program: usize,
+    pub pc: usize,
+    /// Work left in the current `Run` op.
+    pub work_left: Work,
+    pub parent: Option<TaskId>,
+    pub live_children: u32,
+}
+
+/// A CPU's runqueue (`struct rq` with its root `cfs_rq`).
+#[derive(Clone, Debug)]
+pub struct Rq {
+    pub cpu: usize,
+    pub curr: Option<TaskId>,
+    /// Queued tasks other than curr, sorted by (vruntime, id): the rbtree.
+    pub queue: Vec<(u64, TaskId)>,
+    /// `rq->cfs_tasks` order: most recently picked first; `detach_tasks()` walks from the tail.
+    pub cfs_tasks: Vec<TaskId>,
+    pub nr_running: usize,
+    /// `cfs_rq->load.weight`.
+    pub load_weight: u64,
+    pub min_vruntime: u64,
+    /// The cfs_rq's PELT signals.
+    pub avg: SchedAvg,
+    pub clock_pelt: ClockPelt,
+    pub idle_stamp: Nanos,
+    /// `rq->next_balance` in jiffies.
+    pub next_balance: u64,
+    pub misfit_task_load: u64,
+    /// An active balance is queued for this CPU's stopper.
+    pub active_balance: bool,
+    // Work accounting of curr.
+    pub rate: u64,
+    pub last_account: Nanos,
+    /// Bumped whenever curr's completion time changes, to ignore stale events.
+    pub gen: u32,
+    pub tick_armed: bool,
+}
+
+/// Per-CPU copy of a sched domain's balancing state (`sd->balance_interval`, ...).
+#[derive(Clone, Copy, Debug)]
+pub struct SdState {
+    /// ms.
+    pub balance_interval: u64,
+    pub nr_balance_failed: u32,
+    /// jiffies.
+    pub last_balance: u64,
+}
+
+/// A frequency domain's state.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    pub cur_khz: u32,
+    pub last_update: Nanos,
+    pub updated_once: bool,
+}
+
+/// The simulated machine and everything on it.
+pub struct World {
+    pub topo: Topology,
+    pub sd: SchedDomains,
+    pub config: KernelConfig,
+    pub tasks: Vec<Task>,
+    pub rqs: Vec<Rq>,
+    /// `[cpu * levels + level]`, levels = the CPU's domains bottom up.
+    pub sd_state: Vec<SdState>,
+    pub sd_state_stride: usize,
+    pub policies: Vec<Policy>,
+    pub now: Nanos,
+    /// `rd->overload`.
+    pub rd_overload: bool,
+    /// `nohz.next_balance` in jiffies.
+    pub nohz_next_balance: u64,
+    /// CPUs whose curr must be re-picked (`resched_curr()`); the engine drains it.
+    pub need_resched: CpuMask,
+    /// Active balances to run: (busiest CPU, destination CPU).
+    pub pending_active: Vec<(usize, usize)>,
+    pub smt_active: bool,
+    pub counters: Counters,
+    /// sched_latency, min_granularity, wakeup_granularity after `update_sysctl()` scaling.
+    pub sched_latency: u64,
+    pub sched_min_granularity: u64,
+    pub sched_wakeup_granularity: u64,
+}
+
+impl World {
+    pub fn new(topo: Topology, sd: SchedDomains, config: KernelConfig) -> World {
+        let n = topo.nr_cpus();
+        // update_sysctl(), SCHED_TUNABLESCALING_LOG: factor = 1 + ilog2(min(ncpus, 8)).
+        let factor = 1 + (n.clamp(1, 8) as u64).ilog2() as u64;
+        let stride = sd.per_cpu.iter().map(|d| d.len()).max().unwrap_or(0).max(1);
+        let mut sd_state = Vec::with_capacity(n * stride);
+        for cpu in 0..n {
+            for l in 0..stride {
+                let interval = sd.per_cpu[cpu].get(l).map_or(1, |&d| sd.domains[d].span_weight as u64);
+                sd_state.push(SdState { balance_interval: interval, nr_balance_failed: 0, last_balance: 0 });
+            }
+        }
+        let policies = topo
+            .freq_domains
+            .iter()
+            .map(|fd| Policy { cur_khz: fd.reference_khz(), last_update: 0, updated_once: false })
+            .collect();
+        let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
+        let rqs = (0..n)
+            .map(|cpu| Rq {
+                cpu,
+                curr: None,
+                queue: Vec::with_capacity(16),
+                cfs_tasks: Vec::with_capacity(16),
+                nr_running: 0,
+                load_weight: 0,
+                min_vruntime: rq::VRUNTIME_ORIGIN,
+                avg: SchedAvg::default(),
+                clock_pelt: ClockPelt::default(),
+                idle_stamp: 0,
+                next_balance: 0,
+                misfit_task_load: 0,
+                active_balance: false,
+                rate: 0,
+                last_account: 0,
+                gen: 0,
+                tick_armed: false,
+            })
+            .collect();
+        World {
+            sched_latency: config.sched_latency_ns * factor,
+            sched_min_granularity: config.sched_min_granularity_ns * factor,
+            sched_wakeup_granularity: config.sched_wakeup_granularity_ns * factor,
+            topo,
+            sd,
+            config,
+            tasks: Vec::new(),
+            rqs,
+            sd_state,
+            sd_state_stride: stride,
+            policies,
+            now: 0,
+            rd_overload: false,
+            nohz_next_balance: 0,
+            need_resched: CpuMask::EMPTY,
+            pending_active: Vec::with_capacity(8),
+            smt_active,
+            counters: Counters::default(),
+        }
+    }
+
+    pub fn nr_cpus(&self) -> usize {
+        self.rqs.len()
+    }
+
+    /// `jiffies`.
+    pub fn jiffies(&self) -> u64 {
+        self.now / self.config.tick_ns()
+    }
+
+    /// `msecs_to_jiffies()`.
+    pub fn msecs_to_jiffies(&self, ms: u64) -> u64 {
+        (ms * self.config.hz as u64).div_ceil(1000)
+    }
+
+    /// `idle_cpu()` / `available_idle_cpu()`: nothing running or queued.
+    pub fn idle_cpu(&self, cpu: usize) -> bool {
+        self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0
+    }
+
+    /// `capacity_of()`: no rt/irq pressure in the model.
+    pub fn capacity_of(&self, cpu: usize) -> u64 {
+        self.topo.capacity_orig(cpu)
+    }
+
+    /// `arch_scale_freq_capacity()`: cur/max frequency in 1/1024 with invariance, else 1024.
+    pub fn freq_scale(&self, cpu: usize) -> u64 {
+        if !self.config.frequency_invariance {
+            return 1024;
+        }
+        let fd = self.topo.cpus[cpu].freq_domain;
+        let max = self.topo.freq_domains[fd].reference_khz() as u64;
+        (self.policies[fd].cur_khz as u64 * 1024 / max).min(1024)
+    }
+
+    pub fn sd_state(&self, cpu: usize, level: usize) -> &SdState {
+        &self.sd_state[cpu * self.sd_state_stride + level]
+    }
+
+    pub fn sd_state_mut(&mut self, cpu: usize, level: usize) -> &mut SdState {
+        &mut self.sd_state[cpu * self.sd_state_stride + level]
+    }
+
+    /// `resched_curr()`.
+    pub fn resched(&mut self, cpu: usize) {
+        self.need_resched.set(cpu);
+    }
+}

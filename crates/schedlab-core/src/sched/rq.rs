@@ -1,0 +1,403 @@
+//! The CFS runqueue: vruntime ordering, nice weights, slices and tick/wake-up preemption
+//! (kernel/sched/fair.c, the pre-EEVDF CFS of v4.x-v6.5), and the PELT updates that go with enqueue,
+//! dequeue and the tick (`update_load_avg()`, `attach/detach_entity_load_avg()`).
+//!
+//! Simplifications: one cfs_rq per CPU (no task groups, so no hierarchical load); no buddies
+//! (NEXT_BUDDY/LAST_BUDDY are off by default); vruntime is kept absolute and renormalised against
+//! `min_vruntime` when a task changes CPU, as `migrate_task_rq_fair()` does.
+
+use super::{TaskId, TaskState, World};
+use crate::kernel::PeltInvariance;
+use crate::pelt::{Scale, SchedAvg};
+
+/// `cfs_rq->min_vruntime` starts here so that `place_entity()`'s subtraction never underflows.
+pub const VRUNTIME_ORIGIN: u64 = 1 << 40;
+
+impl World {
+    /// `calc_delta_fair()`: runtime to vruntime for a task of this weight.
+    fn calc_delta_fair(delta: u64, weight: u64) -> u64 {
+        if weight == super::NICE_0_LOAD {
+            delta
+        } else {
+            delta * super::NICE_0_LOAD / weight.max(1)
+        }
+    }
+
+    /// `__sched_period()`.
+    fn sched_period(&self, nr_running: usize) -> u64 {
+        let nr_latency = (self.sched_latency / self.sched_min_granularity).max(1) as usize;
+        if nr_running > nr_latency {
+            nr_running as u64 * self.sched_min_granularity
+        } else {
+            self.sched_latency
+        }
+    }
+
+    /// `sched_slice()`: the wall time `task` should run in one period on `cpu`.
+    pub fn sched_slice(&self, cpu: usize, task: TaskId, on_rq: bool) -> u64 {
+        let rq = &self.rqs[cpu];
+        let w = self.tasks[task].weight;
+        let nr = rq.nr_running + usize::from(!on_rq);
+        let total = rq.load_weight + if on_rq { 0 } else { w };
+        self.sched_period(nr) * w / total.max(1)
+    }
+
+    /// `update_curr()`: charge curr for the time it ran.
+    pub fn update_curr(&mut self, cpu: usize) {
+        let now = self.now;
+        let Some(t) = self.rqs[cpu].curr else { return };
+        let task = &mut self.tasks[t];
+        let delta = now.saturating_sub(task.exec_start);
+        if delta == 0 {
+            return;
+        }
+        task.exec_start = now;
+        task.sum_exec_runtime += delta;
+        task.vruntime += Self::calc_delta_fair(delta, task.weight);
+        self.update_min_vruntime(cpu);
+    }
+
+    /// `update_min_vruntime()`.
+    fn update_min_vruntime(&mut self, cpu: usize) {
+        let rq = &self.rqs[cpu];
+        let mut vruntime = rq.min_vruntime;
+        let curr_v = rq.curr.map(|t| self.tasks[t].vruntime);
+        if let Some(v) = curr_v {
+            vruntime = v;
+        }
+        if let Some(&(lv, _)) = rq.queue.first() {
+            vruntime = match curr_v {
+                None => lv,
+                Some(_) => vruntime.min(lv),
+            };
+        }
+        let rq = &mut self.rqs[cpu];
+        rq.min_vruntime = rq.min_vruntime.max(vruntime);
+    }
+
+    /// The clock PELT reads on `cpu`, and how contributions are scaled.
+    fn pelt_clock(&mut self, cpu: usize) -> (u64, Scale) {
+        let busy = self.rqs[cpu].curr.is_some();
+        let cpu_scale = self.topo.capacity_orig(cpu);
+        let freq_scale = self.freq_scale(cpu);
+        let now = self.now;
+        let clk = &mut self.rqs[cpu].clock_pelt;
+        clk.update(now, busy, cpu_scale, freq_scale);
+        match self.config.pelt_invariance {
+            PeltInvariance::ScaleTime => (clk.now(), Scale::Time),
+            PeltInvariance::ScaleContribution => (now, Scale::Contribution { freq: freq_scale, cpu: cpu_scale }),
+        }
+    }
+
+    /// `update_load_avg(cfs_rq, se)`: age the task (if given, and on this rq) and the cfs_rq to now.
+    /// The inputs are those that held since the last update, so this must run before any change.
+    pub fn update_load_avg(&mut self, cpu: usize, task: Option<TaskId>) {
+        let (now, scale) = self.pelt_clock(cpu);
+        if let Some(t) = task {
+            let on_rq = self.tasks[t].state == TaskState::Runnable && self.tasks[t].cpu == cpu;
+            let running = self.rqs[cpu].curr == Some(t);
+            let w = self.tasks[t].weight;
+            self.tasks[t].avg.update(now, w, u64::from(on_rq), u64::from(on_rq), running, scale);
+        }
+        let rq = &mut self.rqs[cpu];
+        let load = rq.load_weight;
+        let runnable = rq.nr_running as u64;
+        let running = rq.curr.is_some();
+        rq.avg.update(now, 1, load, runnable, running, scale);
+    }
+
+    /// Ages every runqueue's signals to now (`update_blocked_averages()` for all CPUs; the kernel
+    /// does this per CPU from the tick and from idle balancing).
+    pub fn update_all_rq_avgs(&mut self) {
+        for cpu in 0..self.nr_cpus() {
+            self.update_load_avg(cpu, None);
+        }
+    }
+
+    /// `attach_entity_load_avg()` (v5.7): the task's sums are rebuilt from its averages against the
+    /// cfs_rq's divider and added to the cfs_rq.
+    fn attach_entity_load_avg(&mut self, cpu: usize, t: TaskId) {
+        let rq_avg = self.rqs[cpu].avg;
+        let divider = rq_avg.divider();
+        let w = self.tasks[t].weight;
+        let sa = &mut self.tasks[t].avg;
+        sa.last_update_time = rq_avg.last_update_time;
+        sa.period_contrib = rq_avg.period_contrib;
+        sa.util_sum = sa.util_avg * divider;
+        sa.runnable_sum = sa.runnable_avg * divider;
+        sa.load_sum = sa.load_avg * divider / w.max(1);
+        let sa = *sa;
+        let ra = &mut self.rqs[cpu].avg;
+        ra.load_avg += sa.load_avg;
+        ra.load_sum += w * sa.load_sum;
+        ra.util_avg += sa.util_avg;
+        ra.util_sum += sa.util_sum;
+        ra.runnable_avg += sa.runnable_avg;
+        ra.runnable_sum += sa.runnable_sum;
+    }
+
+    /// `detach_entity_load_avg()` / `remove_entity_load_avg()`: subtract, clamping at zero, and keep
+    /// sums consistent with averages (`PELT_MIN_DIVIDER` clamp, v5.13+).
+    pub(crate) fn detach_entity_load_avg(&mut self, cpu: usize, t: TaskId) {
+        let sa: SchedAvg = self.tasks[t].avg;
+        let w = self.tasks[t].weight;
+        let ra = &mut self.rqs[cpu].avg;
+        let min = crate::pelt::PELT_MIN_DIVIDER;
+        ra.load_avg = ra.load_avg.saturating_sub(sa.load_avg);
+        ra.load_sum = ra.load_sum.saturating_sub(w * sa.load_sum).max(ra.load_avg * min);
+        ra.util_avg = ra.util_avg.saturating_sub(sa.util_avg);
+        ra.util_sum = ra.util_sum.saturating_sub(sa.util_sum).max(ra.util_avg * min);
+        ra.runnable_avg = ra.runnable_avg.saturating_sub(sa.runnable_avg);
+        ra.runnable_sum = ra.runnable_sum.saturating_sub(sa.runnable_sum).max(ra.runnable_avg * min);
+    }
+
+    /// `post_init_entity_util_avg()`: a new task starts with half the spare capacity of its CPU, in
+    /// proportion to the cfs_rq's current utilization per unit of load.
+    fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
+        let cap = self.topo.capacity_orig(cpu);
+        let rq = &self.rqs[cpu].avg;
+        let spare = cap.saturating_sub(rq.util_avg) / 2;
+        let w = self.tasks[t].weight;
+        let util = if spare == 0 {
+            0
+        } else if rq.util_avg != 0 {
+            (rq.util_avg * w / (rq.load_avg + 1)).min(spare)
+        } else {
+            spare
+        };
+        let sa = &mut self.tasks[t].avg;
+        sa.util_avg = util;
+        // init_entity_runnable_average(): a new task starts as fully loaded.
+        sa.load_avg = w;
+        sa.runnable_avg = util;
+    }
+
+    fn queue_insert(&mut self, cpu: usize, t: TaskId) {
+        let key = (self.tasks[t].vruntime, t);
+        let q = &mut self.rqs[cpu].queue;
+        let pos = q.partition_point(|e| *e < key);
+        q.insert(pos, key);
+    }
+
+    fn queue_remove(&mut self, cpu: usize, t: TaskId) {
+        let key = (self.tasks[t].vruntime, t);
+        let q = &mut self.rqs[cpu].queue;
+        if let Ok(pos) = q.binary_search(&key) {
+            q.remove(pos);
+        } else if let Some(pos) = q.iter().position(|e| e.1 == t) {
+            q.remove(pos);
+        }
+    }
+
+    /// `place_entity()`: sleepers get at most half a latency period of credit (GENTLE_FAIR_SLEEPERS);
+    /// new tasks start one vslice behind (START_DEBIT).
+    fn place_entity(&mut self, cpu: usize, t: TaskId, initial: bool) {
+        let mut vruntime = self.rqs[cpu].min_vruntime;
+        if initial {
+            let slice = self.sched_slice(cpu, t, false);
+            vruntime += Self::calc_delta_fair(slice, self.tasks[t].weight);
+        } else {
+            vruntime -= self.sched_latency / 2;
+        }
+        let task = &mut self.tasks[t];
+        task.vruntime = task.vruntime.max(vruntime);
+    }
+
+    /// `enqueue_task_fair()`: `how` tells whether this is a wake-up, a new task or a migration.
+    pub fn enqueue_task(&mut self, cpu: usize, t: TaskId, how: Enqueue) {
+        self.update_curr(cpu);
+        self.update_load_avg(cpu, None);
+        let from = self.tasks[t].cpu;
+        if from != cpu {
+            // migrate_task_rq_fair(): vruntime relative to the old queue, then to the new one.
+            let rel = self.tasks[t].vruntime.saturating_sub(self.rqs[from].min_vruntime.min(self.tasks[t].vruntime));
+            self.tasks[t].vruntime = self.rqs[cpu].min_vruntime + rel;
+            self.tasks[t].nr_migrations += 1;
+            self.counters.migrations += 1;
+            self.tasks[t].cpu = cpu;
+        }
+        match how {
+            Enqueue::New => {
+                self.tasks[t].vruntime = self.rqs[cpu].min_vruntime;
+                self.place_entity(cpu, t, true);
+                self.post_init_entity_util_avg(cpu, t);
+                self.attach_entity_load_avg(cpu, t);
+            }
+            Enqueue::Wakeup { migrated } => {
+                if migrated {
+                    self.attach_entity_load_avg(cpu, t);
+                } else {
+                    // Decay the sleeping task to now before it counts again.
+                    self.update_load_avg(cpu, Some(t));
+                }
+                self.place_entity(cpu, t, false);
+            }
+            Enqueue::Migrated => self.attach_entity_load_avg(cpu, t),
+        }
+        let prev_nr = self.rqs[cpu].nr_running;
+        self.tasks[t].state = TaskState::Runnable;
+        self.queue_insert(cpu, t);
+        let rq = &mut self.rqs[cpu];
+        rq.nr_running += 1;
+        rq.load_weight += self.tasks[t].weight;
+        rq.cfs_tasks.insert(0, t);
+        // add_nr_running(): the root domain is overloaded once a CPU has two tasks.
+        if prev_nr < 2 && rq.nr_running >= 2 {
+            self.rd_overload = true;
+        }
+        self.update_min_vruntime(cpu);
+    }
+
+    /// `dequeue_task_fair()`. For a sleep, the task keeps its signals attached to this CPU (they
+    /// decay as blocked load); for a migration they are detached.
+    pub fn dequeue_task(&mut self, cpu: usize, t: TaskId, migrating: bool) {
+        self.update_curr(cpu);
+        self.update_load_avg(cpu, Some(t));
+        if self.rqs[cpu].curr == Some(t) {
+            self.put_curr(cpu);
+        }
+        self.queue_remove(cpu, t);
+        let rq = &mut self.rqs[cpu];
+        rq.nr_running -= 1;
+        rq.load_weight -= self.tasks[t].weight;
+        if let Some(pos) = rq.cfs_tasks.iter().position(|&x| x == t) {
+            rq.cfs_tasks.remove(pos);
+        }
+        if migrating {
+            self.detach_entity_load_avg(cpu, t);
+        }
+        self.update_min_vruntime(cpu);
+    }
+
+    /// `put_prev_entity()` for a curr that leaves the CPU (without dequeuing it).
+    fn put_curr(&mut self, cpu: usize) {
+        if let Some(t) = self.rqs[cpu].curr.take() {
+            self.tasks[t].last_ran = self.now;
+            self.rqs[cpu].gen = self.rqs[cpu].gen.wrapping_add(1);
+        }
+    }
+
+    /// `put_prev_task_fair()` + `pick_next_task_fair()` + `set_next_entity()`: the leftmost queued
+    /// task becomes curr; the previous curr, if still runnable, goes back into the tree.
+    /// Returns the new curr.
+    pub fn pick_next_task(&mut self, cpu: usize) -> Option<TaskId> {
+        self.update_curr(cpu);
+        if let Some(prev) = self.rqs[cpu].curr {
+            self.update_load_avg(cpu, Some(prev));
+            self.put_curr(cpu);
+            self.queue_insert(cpu, prev);
+        }
+        let (_, next) = *self.rqs[cpu].queue.first()?;
+        self.update_load_avg(cpu, Some(next));
+        self.rqs[cpu].queue.remove(0);
+        let now = self.now;
+        let task = &mut self.tasks[next];
+        task.exec_start = now;
+        task.prev_sum_exec_runtime = task.sum_exec_runtime;
+        let rq = &mut self.rqs[cpu];
+        rq.curr = Some(next);
+        if let Some(pos) = rq.cfs_tasks.iter().position(|&x| x == next) {
+            rq.cfs_tasks.remove(pos);
+        }
+        rq.cfs_tasks.insert(0, next);
+        Some(next)
+    }
+
+    /// `check_preempt_tick()`: curr used its slice, or is a slice ahead of the leftmost task.
+    pub fn check_preempt_tick(&mut self, cpu: usize) {
+        let Some(curr) = self.rqs[cpu].curr else { return };
+        let ideal_runtime = self.sched_slice(cpu, curr, true);
+        let task = &self.tasks[curr];
+        let delta_exec = task.sum_exec_runtime - task.prev_sum_exec_runtime;
+        if delta_exec > ideal_runtime {
+            self.resched(cpu);
+            return;
+        }
+        if delta_exec < self.sched_min_granularity {
+            return;
+        }
+        if let Some(&(lv, _)) = self.rqs[cpu].queue.first() {
+            let v = self.tasks[curr].vruntime;
+            if v > lv && v - lv > ideal_runtime {
+                self.resched(cpu);
+            }
+        }
+    }
+
+    /// `check_preempt_wakeup()` with `wakeup_preempt_entity()`: a woken task preempts curr when its
+    /// vruntime is more than `wakeup_gran()` behind.
+    pub fn check_preempt_wakeup(&mut self, cpu: usize, woken: TaskId) {
+        let Some(curr) = self.rqs[cpu].curr else {
+            self.resched(cpu);
+            return;
+        };
+        self.update_curr(cpu);
+        let vdiff = self.tasks[curr].vruntime as i64 - self.tasks[woken].vruntime as i64;
+        let gran = Self::calc_delta_fair(self.sched_wakeup_granularity, self.tasks[woken].weight) as i64;
+        if vdiff > gran {
+            self.resched(cpu);
+        }
+    }
+
+    /// `task_util()`.
+    pub fn task_util(&self, t: TaskId) -> u64 {
+        self.tasks[t].avg.util_avg
+    }
+
+    /// `cpu_util_cfs()`: the cfs_rq's util_avg clamped to the CPU's capacity.
+    pub fn cpu_util(&self, cpu: usize) -> u64 {
+        self.rqs[cpu].avg.util_avg.min(self.topo.capacity_orig(cpu))
+    }
+
+    /// `cpu_util_without()`: the CPU's utilization without `p`'s contribution if it is attached here.
+    pub fn cpu_util_without(&self, cpu: usize, p: TaskId) -> u64 {
+        let util = self.rqs[cpu].avg.util_avg;
+        let util = if self.tasks[p].cpu == cpu && self.tasks[p].state != TaskState::Exited {
+            util.saturating_sub(self.task_util(p))
+        } else {
+            util
+        };
+        util.min(self.topo.capacity_orig(cpu))
+    }
+
+    /// `cpu_load()`.
+    pub fn cpu_load(&self, cpu: usize) -> u64 {
+        self.rqs[cpu].avg.load_avg
+    }
+
+    /// `cpu_load_without()`.
+    pub fn cpu_load_without(&self, cpu: usize, p: TaskId) -> u64 {
+        let l = self.rqs[cpu].avg.load_avg;
+        if self.tasks[p].cpu == cpu && self.tasks[p].state != TaskState::Exited {
+            l.saturating_sub(self.tasks[p].avg.load_avg)
+        } else {
+            l
+        }
+    }
+
+    /// `cpu_runnable()`.
+    pub fn cpu_runnable(&self, cpu: usize) -> u64 {
+        self.rqs[cpu].avg.runnable_avg
+    }
+
+    /// `cpu_runnable_without()`.
+    pub fn cpu_runnable_without(&self, cpu: usize, p: TaskId) -> u64 {
+        let r = self.rqs[cpu].avg.runnable_avg;
+        if self.tasks[p].cpu == cpu && self.tasks[p].state != TaskState::Exited {
+            r.saturating_sub(self.tasks[p].avg.runnable_avg)
+        } else {
+            r
+        }
+    }
+}
+
+/// Why a task is enqueued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueue {
+    /// `wake_up_new_task()`.
+    New,
+    /// `ttwu_do_activate()`; `migrated` when it wakes on another CPU than it slept on.
+    Wakeup { migrated: bool },
+    /// `attach_task()` after a load-balance migration.
+    Migrated,
+}

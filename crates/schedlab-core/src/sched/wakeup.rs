@@ -1,0 +1,409 @@
+//! Wake-up placement: `select_task_rq_fair()` and its helpers in their v5.5-v6.8 form (fair.c):
+//! `wake_wide()`, `wake_affine()` (WA_IDLE, WA_WEIGHT, WA_BIAS), `select_idle_sibling()` and, for
+//! fork/exec and SD_BALANCE_WAKE, the slow path `find_idlest_cpu()` / `find_idlest_group()`.
+//!
+//! Simplifications: `select_idle_cpu()` scans the whole LLC (SIS_UTIL's scan limit only matters on
+//! large, busy LLCs); there is one idle state, so `find_idlest_group_cpu()` ranks idle CPUs by
+//! `idle_stamp` only; EAS (`find_energy_efficient_cpu()`) is not modelled.
+
+use super::balance::{group_classify, GroupType, SgStats};
+use super::{TaskId, World};
+use crate::domains::flags::*;
+
+/// Which path placed a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    FastPath,
+    SlowPath,
+}
+
+/// The balance flag a placement is for (`sd_flag`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WakeKind {
+    /// `try_to_wake_up()`: SD_BALANCE_WAKE, WF_TTWU.
+    Wakeup { sync: bool },
+    /// `wake_up_new_task()`: SD_BALANCE_FORK.
+    Fork,
+}
+
+impl World {
+    /// `record_wakee()`: count how often `waker` switches between wakees; decays once a second.
+    pub fn record_wakee(&mut self, waker: TaskId, wakee: TaskId) {
+        let jiffies = self.jiffies();
+        let hz = self.config.hz as u64;
+        let w = &mut self.tasks[waker];
+        if jiffies > w.wakee_flip_decay_ts + hz {
+            w.wakee_flips >>= 1;
+            w.wakee_flip_decay_ts = jiffies;
+        }
+        if w.last_wakee != Some(wakee) {
+            w.last_wakee = Some(wakee);
+            w.wakee_flips += 1;
+        }
+    }
+
+    /// `wake_wide()`: a 1:N waker/wakee pattern wider than the LLC goes to the slow/idle path.
+    pub fn wake_wide(&self, waker: TaskId, wakee: TaskId, cpu: usize) -> bool {
+        let mut master = self.tasks[waker].wakee_flips;
+        let mut slave = self.tasks[wakee].wakee_flips;
+        let factor = self.sd.llc_size[cpu] as u32;
+        if master < slave {
+            std::mem::swap(&mut master, &mut slave);
+        }
+        !(slave < factor || master < slave * factor)
+    }
+
+    /// `wake_affine_idle()`.
+    fn wake_affine_idle(&self, this_cpu: usize, prev_cpu: usize, sync: bool) -> Option<usize> {
+        if self.idle_cpu(this_cpu) && self.sd.cpus_share_cache(this_cpu, prev_cpu) {
+            return Some(if self.idle_cpu(prev_cpu) { prev_cpu } else { this_cpu });
+        }
+        if sync && self.rqs[this_cpu].nr_running == 1 {
+            return Some(this_cpu);
+        }
+        if self.idle_cpu(prev_cpu) {
+            return Some(prev_cpu);
+        }
+        None
+    }
+
+    /// `wake_affine_weight()`: compare capacity-scaled loads with half the imbalance_pct as bias.
+    fn wake_affine_weight(
+        &self,
+        imbalance_pct: u64,
+        p: TaskId,
+        waker: TaskId,
+        this_cpu: usize,
+        prev_cpu: usize,
+        sync: bool,
+    ) -> Option<usize> {
+        let mut this_eff_load = self.cpu_load(this_cpu) as i128;
+        if sync {
+            let current_load = self.tasks[waker].avg.load_avg as i128;
+            if current_load > this_eff_load {
+                return Some(this_cpu);
+            }
+            this_eff_load -= current_load;
+        }
+        let task_load = self.tasks[p].avg.load_avg as i128;
+        this_eff_load += task_load;
+        this_eff_load *= 100;
+        this_eff_load *= self.capacity_of(prev_cpu) as i128;
+        let mut prev_eff_load = self.cpu_load(prev_cpu) as i128 - task_load;
+        prev_eff_load *= 100 + (imbalance_pct as i128 - 100) / 2;
+        prev_eff_load *= self.capacity_of(this_cpu) as i128;
+        if sync {
+            prev_eff_load += 1;
+        }
+        (this_eff_load < prev_eff_load).then_some(this_cpu)
+    }
+
+    /// `wake_affine()`: the waker's CPU if it looks at least as good, else prev.
+    fn wake_affine(&mut self, sd: usize, p: TaskId, waker: TaskId, this_cpu: usize, prev_cpu: usize, sync: bool) -> usize {
+        let mut target = self.wake_affine_idle(this_cpu, prev_cpu, sync);
+        if target.is_none() {
+            let pct = self.sd.domains[sd].imbalance_pct as u64;
+            target = self.wake_affine_weight(pct, p, waker, this_cpu, prev_cpu, sync);
+        }
+        if target != Some(this_cpu) {
+            return prev_cpu;
+        }
+        self.counters.wake_affine_pulls += 1;
+        this_cpu
+    }
+
+    /// `select_task_rq_fair()`: where `p` goes when woken by `waker` running on `cpu`, or forked by it.
+    pub fn select_task_rq_fair(&mut self, p: TaskId, waker: TaskId, cpu: usize, kind: WakeKind) -> (usize, Placement) {
+        let prev_cpu = self.tasks[p].cpu;
+        let (sd_flag, sync) = match kind {
+            WakeKind::Wakeup { sync } => (SD_BALANCE_WAKE, sync),
+            WakeKind::Fork => (SD_BALANCE_FORK, false),
+        };
+        let mut want_affine = false;
+        if let WakeKind::Wakeup { .. } = kind {
+            self.record_wakee(waker, p);
+            let wide = self.wake_wide(waker, p, cpu);
+            if wide {
+                self.counters.wake_wide += 1;
+            }
+            want_affine = !wide && self.tasks[p].allowed.test(cpu);
+        }
+        let mut new_cpu = prev_cpu;
+        let mut slow_sd = None;
+        for i in 0..self.sd.per_cpu[cpu].len() {
+            let d = self.sd.per_cpu[cpu][i];
+            let dom = &self.sd.domains[d];
+            if want_affine && dom.has(SD_WAKE_AFFINE) && dom.span.test(prev_cpu) {
+                if cpu != prev_cpu {
+                    new_cpu = self.wake_affine(d, p, waker, cpu, prev_cpu, sync);
+                }
+                slow_sd = None;
+                break;
+            }
+            if dom.has(sd_flag) {
+                slow_sd = Some(i);
+            } else if !want_affine {
+                break;
+            }
+        }
+        if let Some(level) = slow_sd {
+            self.counters.wake_slow_path += 1;
+            (self.find_idlest_cpu(level, p, cpu, prev_cpu, sd_flag), Placement::SlowPath)
+        } else if let WakeKind::Wakeup { .. } = kind {
+            self.counters.wake_fast_path += 1;
+            (self.select_idle_sibling(p, prev_cpu, new_cpu), Placement::FastPath)
+        } else {
+            (new_cpu, Placement::FastPath)
+        }
+    }
+
+    /// `asym_fits_cpu()` (v6.0+): under asymmetric capacity, does the task fit.
+    fn asym_fits_cpu(&self, p: TaskId, cpu: usize) -> bool {
+        if self.sd.sd_asym_cpucapacity[cpu].is_none() {
+            return true;
+        }
+        fits_capacity(self.task_util(p), self.capacity_of(cpu))
+    }
+
+    /// `select_idle_sibling()`: target if idle, else prev, else recent_used_cpu if they share the
+    /// LLC and are idle; then `select_idle_capacity()` under asymmetric capacity, or an idle core/CPU
+    /// in the LLC; else target.
+    pub fn select_idle_sibling(&mut self, p: TaskId, prev: usize, target: usize) -> usize {
+        let allowed = self.tasks[p].allowed;
+        if self.idle_cpu(target) && self.asym_fits_cpu(p, target) {
+            return target;
+        }
+        if prev != target && self.sd.cpus_share_cache(prev, target) && self.idle_cpu(prev) && self.asym_fits_cpu(p, prev) {
+            return prev;
+        }
+        let recent = self.tasks[p].recent_used_cpu;
+        self.tasks[p].recent_used_cpu = prev;
+        if recent != prev
+            && recent != target
+            && self.sd.cpus_share_cache(recent, target)
+            && self.idle_cpu(recent)
+            && allowed.test(recent)
+            && self.asym_fits_cpu(p, recent)
+        {
+            return recent;
+        }
+        if let Some(d) = self.sd.sd_asym_cpucapacity[target] {
+            return self.select_idle_capacity(p, d, target);
+        }
+        let Some(llc) = self.sd.sd_llc[target] else { return target };
+        let span = self.sd.domains[llc].span.and(&allowed);
+        if self.smt_active {
+            // select_idle_core(): a core whose threads are all idle, scanning from target.
+            for cpu in span.iter_wrap(target + 1) {
+                let core = self.topo.cores[self.topo.cpus[cpu].core];
+                if core.iter().all(|c| self.idle_cpu(c)) {
+                    return cpu;
+                }
+            }
+        }
+        // select_idle_cpu(): the first idle CPU after target.
+        for cpu in span.iter_wrap(target + 1) {
+            if self.idle_cpu(cpu) {
+                return cpu;
+            }
+        }
+        target
+    }
+
+    /// `select_idle_capacity()` (v5.7+): the first idle CPU from target where the task fits, else the
+    /// idle CPU with the most capacity.
+    fn select_idle_capacity(&self, p: TaskId, sd: usize, target: usize) -> usize {
+        let span = self.sd.domains[sd].span.and(&self.tasks[p].allowed);
+        let util = self.task_util(p);
+        let mut best_cap = 0;
+        let mut best_cpu = None;
+        for cpu in span.iter_wrap(target) {
+            if !self.idle_cpu(cpu) {
+                continue;
+            }
+            let cap = self.capacity_of(cpu);
+            if fits_capacity(util, cap) {
+                return cpu;
+            }
+            if cap > best_cap {
+                best_cap = cap;
+                best_cpu = Some(cpu);
+            }
+        }
+        best_cpu.unwrap_or(target)
+    }
+
+    /// `find_idlest_cpu()`: walk down from `level`, picking the idlest group then its idlest CPU.
+    fn find_idlest_cpu(&mut self, level: usize, p: TaskId, cpu: usize, prev_cpu: usize, sd_flag: u32) -> usize {
+        let allowed = self.tasks[p].allowed;
+        let top = self.sd.per_cpu[cpu][level];
+        if !self.sd.domains[top].span.intersects(&allowed) {
+            return prev_cpu;
+        }
+        let mut cpu = cpu;
+        let mut new_cpu = cpu;
+        let mut level = Some(level);
+        while let Some(l) = level {
+            let d = self.sd.per_cpu[cpu][l];
+            if !self.sd.domains[d].has(sd_flag) {
+                level = l.checked_sub(1);
+                continue;
+            }
+            let Some(group) = self.find_idlest_group(d, p, cpu) else {
+                level = l.checked_sub(1);
+                continue;
+            };
+            new_cpu = self.find_idlest_group_cpu(d, group, p, cpu);
+            if new_cpu == cpu {
+                level = l.checked_sub(1);
+                continue;
+            }
+            // Restart below the domain that spans as many CPUs on the new CPU.
+            let weight = self.sd.domains[d].span_weight;
+            cpu = new_cpu;
+            level = None;
+            for (i, &t) in self.sd.per_cpu[cpu].iter().enumerate() {
+                if weight <= self.sd.domains[t].span_weight {
+                    break;
+                }
+                if self.sd.domains[t].has(sd_flag) {
+                    level = Some(i);
+                }
+            }
+        }
+        new_cpu
+    }
+
+    /// `find_idlest_group_cpu()`: the most recently idled idle CPU, else the least loaded.
+    fn find_idlest_group_cpu(&self, d: usize, group: usize, p: TaskId, this_cpu: usize) -> usize {
+        let g = &self.sd.domains[d].groups[group];
+        if g.weight == 1 {
+            return g.span.first().unwrap();
+        }
+        let mut latest_idle = None::<(u64, usize)>;
+        let mut least_loaded = None::<(u64, usize)>;
+        for i in g.span.and(&self.tasks[p].allowed).iter() {
+            if self.idle_cpu(i) {
+                let stamp = self.rqs[i].idle_stamp;
+                if latest_idle.is_none_or(|(s, _)| stamp > s) {
+                    latest_idle = Some((stamp, i));
+                }
+            } else if latest_idle.is_none() {
+                let load = self.cpu_load(i);
+                if least_loaded.is_none_or(|(l, _)| load < l) {
+                    least_loaded = Some((load, i));
+                }
+            }
+        }
+        latest_idle.or(least_loaded).map_or(this_cpu, |(_, c)| c)
+    }
+
+    /// `update_sg_wakeup_stats()`: group statistics as if `p` were not on any of its CPUs.
+    fn sg_wakeup_stats(&self, d: usize, group: usize, p: TaskId) -> SgStats {
+        let dom = &self.sd.domains[d];
+        let g = &dom.groups[group];
+        let mut s = SgStats::default();
+        for i in g.span.iter() {
+            s.group_load += self.cpu_load_without(i, p);
+            s.group_util += self.cpu_util_without(i, p);
+            s.group_runnable += self.cpu_runnable_without(i, p);
+            let local = usize::from(self.rqs[i].curr == Some(p));
+            let nr = self.rqs[i].nr_running - local;
+            s.sum_h_nr_running += nr;
+            s.sum_nr_running += nr;
+            if nr == 0 && self.rqs[i].curr.is_none_or(|c| c == p) {
+                s.idle_cpus += 1;
+            }
+            if dom.has(SD_ASYM_CPUCAPACITY) && !fits_capacity(self.task_util(p), self.capacity_of(i)) {
+                s.group_misfit_task_load = 1;
+            }
+        }
+        s.group_capacity = g.capacity;
+        s.group_weight = g.weight;
+        s.group_type = group_classify(dom.imbalance_pct as u64, &s);
+        if matches!(s.group_type, GroupType::FullyBusy | GroupType::Overloaded) {
+            s.avg_load = s.group_load * 1024 / s.group_capacity.max(1);
+        }
+        s
+    }
+
+    /// `update_pick_idlest()`.
+    fn update_pick_idlest(&self, d: usize, idlest: usize, idlest_sgs: &SgStats, group: usize, sgs: &SgStats) -> bool {
+        if sgs.group_type != idlest_sgs.group_type {
+            return sgs.group_type < idlest_sgs.group_type;
+        }
+        let groups = &self.sd.domains[d].groups;
+        match sgs.group_type {
+            GroupType::Overloaded | GroupType::FullyBusy => idlest_sgs.avg_load > sgs.avg_load,
+            GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => false,
+            GroupType::MisfitTask => groups[idlest].max_capacity < groups[group].max_capacity,
+            GroupType::HasSpare => {
+                !(idlest_sgs.idle_cpus > sgs.idle_cpus
+                    || (idlest_sgs.idle_cpus == sgs.idle_cpus && idlest_sgs.group_util <= sgs.group_util))
+            }
+        }
+    }
+
+    /// `find_idlest_group()` (v5.5+): classify groups as the load balancer does; keep the local
+    /// group unless another is clearly better.
+    fn find_idlest_group(&self, d: usize, p: TaskId, this_cpu: usize) -> Option<usize> {
+        let dom = &self.sd.domains[d];
+        let allowed = self.tasks[p].allowed;
+        let local_group = dom.local_group(this_cpu);
+        let mut local = None;
+        let mut idlest: Option<(usize, SgStats)> = None;
+        for g in dom.groups_from(this_cpu) {
+            if !dom.groups[g].span.intersects(&allowed) {
+                continue;
+            }
+            let sgs = self.sg_wakeup_stats(d, g, p);
+            if g == local_group {
+                local = Some(sgs);
+                continue;
+            }
+            let better = match &idlest {
+                None => true,
+                Some((ig, isgs)) => self.update_pick_idlest(d, *ig, isgs, g, &sgs),
+            };
+            if better {
+                idlest = Some((g, sgs));
+            }
+        }
+        let (idlest, idlest_sgs) = idlest?;
+        let Some(local_sgs) = local else { return Some(idlest) };
+        if local_sgs.group_type < idlest_sgs.group_type {
+            return None;
+        }
+        if local_sgs.group_type > idlest_sgs.group_type {
+            return Some(idlest);
+        }
+        match local_sgs.group_type {
+            GroupType::Overloaded | GroupType::FullyBusy => {
+                let imbalance = super::NICE_0_LOAD * (dom.imbalance_pct as u64 - 100) / 100;
+                if idlest_sgs.avg_load >= local_sgs.avg_load + imbalance {
+                    return None;
+                }
+                if 100 * local_sgs.avg_load <= dom.imbalance_pct as u64 * idlest_sgs.avg_load {
+                    return None;
+                }
+            }
+            GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => return None,
+            GroupType::MisfitTask => {
+                if dom.groups[local_group].max_capacity >= dom.groups[idlest].max_capacity {
+                    return None;
+                }
+            }
+            GroupType::HasSpare => {
+                if local_sgs.idle_cpus >= idlest_sgs.idle_cpus {
+                    return None;
+                }
+            }
+        }
+        Some(idlest)
+    }
+}
+
+/// `fits_capacity()`: util fits in ~80% of the capacity (`util * 1280 < cap * 1024`).
+pub fn fits_capacity(util: u64, capacity: u64) -> bool {
+    util * 1280 < capacity * 1024
+}

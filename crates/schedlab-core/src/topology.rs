@@ -1,0 +1,505 @@
+//! Machines: CPUs, SMT threads and the groups of threads that share a core's resources, clusters,
+//! packages, `capacity_orig`, OPP tables and turbo bins.
+//!
+//! A [`MachineSpec`] is plain data (serde): what a user edits, what a scenario or URL carries. It is
+//! validated into a [`Topology`], the indexed form the engine uses. Presets live in [`presets`].
+
+pub mod presets;
+
+use crate::cpumask::{CpuMask, MAX_CPUS};
+use crate::error::{Error, Result};
+use crate::units::SCHED_CAPACITY_SCALE;
+use serde::{Deserialize, Serialize};
+
+/// How far the last-level cache, and so the MC sched domain, reaches.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LlcSpan {
+    /// One LLC per cluster: classic big.LITTLE (MC per cluster, DIE above).
+    Cluster,
+    /// One LLC for the whole package: DynamIQ's DSU, Intel's L3.
+    Package,
+}
+
+/// Which CPUs change frequency together (a cpufreq policy).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FreqDomainSpan {
+    Cluster,
+    /// The SMT threads of one core share a P-state (Intel HWP requests are per thread, the core runs at
+    /// the highest).
+    Core,
+    Cpu,
+}
+
+/// Highest frequency allowed while at most `max_active_cores` cores of the package are busy.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TurboBin {
+    pub max_active_cores: u32,
+    pub mhz: u32,
+}
+
+/// One cluster of identical cores.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// Short name shown in tables and diagrams ("A53", "big").
+    pub name: String,
+    /// Micro-architecture ("Cortex-A53"); workloads may give a speed ratio per core type.
+    #[serde(default)]
+    pub core_type: String,
+    #[serde(default)]
+    pub package: u32,
+    pub cores: u32,
+    #[serde(default = "one")]
+    pub threads_per_core: u32,
+    /// Linux CPU numbers of this cluster's threads, core-major (core 0 thread 0, core 0 thread 1, ...).
+    /// Default: the next consecutive numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ids: Option<Vec<usize>>,
+    /// Thread indices (within a core) that share execution resources, e.g. POWER9's small cores
+    /// `[[0,2,4,6],[1,3,5,7]]`. Default: all threads of a core form one group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smt_sharing_groups: Option<Vec<Vec<u32>>>,
+    /// Throughput of each busy thread, in 1/1024 of a lone thread, when k threads of one sharing group
+    /// are busy (entry k-1). Missing entries repeat the last one. Default: no contention.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub smt_throughput: Vec<u32>,
+    /// `capacity_orig` of each CPU (`arch_scale_cpu_capacity`), at most 1024.
+    pub capacity_orig: u32,
+    /// Operating points in MHz; the highest is the reference frequency for capacity and work.
+    pub opps_mhz: Vec<u32>,
+    /// Frequencies above the highest OPP by number of active cores in the package, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turbo_bins: Vec<TurboBin>,
+    #[serde(default = "cluster_span")]
+    pub freq_domain: FreqDomainSpan,
+}
+
+fn one() -> u32 {
+    1
+}
+fn cluster_span() -> FreqDomainSpan {
+    FreqDomainSpan::Cluster
+}
+
+/// A machine as data.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub llc: LlcSpan,
+    pub clusters: Vec<ClusterSpec>,
+}
+
+/// One logical CPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cpu {
+    pub id: usize,
+    pub cluster: usize,
+    pub package: usize,
+    /// Index into [`Topology::cores`].
+    pub core: usize,
+    /// Index into [`Topology::smt_groups`].
+    pub smt_group: usize,
+    pub capacity_orig: u32,
+    pub freq_domain: usize,
+}
+
+/// Threads that contend for one core's execution resources.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SmtGroup {
+    pub cpus: CpuMask,
+    /// Per-thread throughput in 1/1024 with k busy threads (index k-1); never empty.
+    pub throughput: Vec<u32>,
+}
+
+/// A cpufreq policy: CPUs that share one frequency.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreqDomain {
+    pub cpus: CpuMask,
+    pub package: usize,
+    /// Ascending, kHz.
+    pub opps_khz: Vec<u32>,
+    /// Ascending by `max_active_cores`, kHz.
+    pub turbo_bins: Vec<TurboBin>,
+}
+
+impl FreqDomain {
+    /// The highest non-turbo OPP: the frequency at which a CPU delivers its `capacity_orig`.
+    pub fn reference_khz(&self) -> u32 {
+        *self.opps_khz.last().expect("validated: OPP table is never empty")
+    }
+    pub fn min_khz(&self) -> u32 {
+        self.opps_khz[0]
+    }
+    /// The highest frequency the hardware allows with `active_cores` busy cores in the package.
+    pub fn max_khz(&self, active_cores: u32) -> u32 {
+        self.turbo_bins
+            .iter()
+            .find(|b| active_cores <= b.max_active_cores)
+            .map(|b| b.mhz * 1000)
+            .unwrap_or_else(|| self.reference_khz())
+            .max(self.reference_khz())
+    }
+    /// The highest frequency at all (single-core turbo where there is turbo).
+    pub fn peak_khz(&self) -> u32 {
+        self.max_khz(1)
+    }
+}
+
+/// A validated machine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Topology {
+    pub spec: MachineSpec,
+    pub cpus: Vec<Cpu>,
+    /// Threads of each physical core (the kernel's `cpu_smt_mask`).
+    pub cores: Vec<CpuMask>,
+    pub smt_groups: Vec<SmtGroup>,
+    pub clusters: Vec<CpuMask>,
+    pub packages: Vec<CpuMask>,
+    pub freq_domains: Vec<FreqDomain>,
+}
+
+impl Topology {
+    pub fn nr_cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    pub fn all_cpus(&self) -> CpuMask {
+        CpuMask::first_n(self.cpus.len())
+    }
+
+    pub fn capacity_orig(&self, cpu: usize) -> u64 {
+        self.cpus[cpu].capacity_orig as u64
+    }
+
+    /// The mask of CPUs sharing the last-level cache with `cpu` (`cpu_coregroup_mask`).
+    pub fn llc_mask(&self, cpu: usize) -> CpuMask {
+        match self.spec.llc {
+            LlcSpan::Cluster => self.clusters[self.cpus[cpu].cluster],
+            LlcSpan::Package => self.packages[self.cpus[cpu].package],
+        }
+    }
+
+    /// Distinct capacity values, ascending.
+    pub fn capacities(&self) -> Vec<u32> {
+        let mut caps: Vec<u32> = self.cpus.iter().map(|c| c.capacity_orig).collect();
+        caps.sort_unstable();
+        caps.dedup();
+        caps
+    }
+
+    pub fn cluster_name(&self, cpu: usize) -> &str {
+        &self.spec.clusters[self.cpus[cpu].cluster].name
+    }
+
+    /// Work (in reference ns x [`crate::units::WORK_SCALE`]) a CPU does per ns:
+    /// `capacity_orig/1024 * freq/reference_freq * smt_throughput/1024`.
+    pub fn work_rate(&self, cpu: usize, freq_khz: u32, busy_siblings_in_group: usize) -> u64 {
+        let c = &self.cpus[cpu];
+        let group = &self.smt_groups[c.smt_group];
+        let k = busy_siblings_in_group.max(1);
+        let tp = *group.throughput.get(k - 1).unwrap_or_else(|| group.throughput.last().unwrap()) as u64;
+        let reference = self.freq_domains[c.freq_domain].reference_khz() as u64;
+        let rate = crate::units::WORK_SCALE as u128
+            * c.capacity_orig as u128
+            * freq_khz as u128
+            * tp as u128
+            / (SCHED_CAPACITY_SCALE as u128 * reference as u128 * 1024);
+        (rate as u64).max(1)
+    }
+
+    /// Validates a spec and builds the indexed topology.
+    pub fn build(spec: &MachineSpec) -> Result<Topology> {
+        if spec.clusters.is_empty() {
+            return Err(Error::Topology("the machine has no clusters".into()));
+        }
+        let mut cpus: Vec<Option<Cpu>> = Vec::new();
+        let mut cores = Vec::new();
+        let mut smt_groups = Vec::new();
+        let mut clusters = Vec::new();
+        let mut freq_domains: Vec<FreqDomain> = Vec::new();
+        let mut next_id = 0usize;
+        let nr_packages = spec.clusters.iter().map(|c| c.package as usize + 1).max().unwrap_or(1);
+        if nr_packages > MAX_CPUS {
+            return Err(Error::Topology(format!("package numbers must be below {MAX_CPUS}")));
+        }
+        let mut packages = vec![CpuMask::EMPTY; nr_packages];
+        for (ci, cl) in spec.clusters.iter().enumerate() {
+            let who = format!("cluster '{}'", cl.name);
+            if cl.cores == 0 {
+                return Err(Error::Topology(format!("{who} has no cores")));
+            }
+            if cl.threads_per_core == 0 || cl.threads_per_core > 8 {
+                return Err(Error::Topology(format!("{who}: threads_per_core must be 1 to 8")));
+            }
+            let nthreads = cl.cores as usize * cl.threads_per_core as usize;
+            if next_id + nthreads > MAX_CPUS || cpus.len() + nthreads > MAX_CPUS {
+                return Err(Error::Topology(format!("the machine has more than {MAX_CPUS} CPUs")));
+            }
+            if cl.capacity_orig == 0 || cl.capacity_orig > 1024 {
+                return Err(Error::Topology(format!("{who}: capacity_orig must be 1 to 1024")));
+            }
+            if cl.opps_mhz.is_empty() {
+                return Err(Error::Topology(format!("{who} has an empty OPP table")));
+            }
+            let mut opps_khz: Vec<u32> = Vec::with_capacity(cl.opps_mhz.len());
+            for &mhz in &cl.opps_mhz {
+                if mhz == 0 || mhz > 20_000 {
+                    return Err(Error::Topology(format!("{who}: OPP {mhz} MHz is out of range (1 to 20000)")));
+                }
+                opps_khz.push(mhz * 1000);
+            }
+            opps_khz.sort_unstable();
+            opps_khz.dedup();
+            let mut turbo = cl.turbo_bins.clone();
+            turbo.sort_by_key(|b| b.max_active_cores);
+            let top = *opps_khz.last().unwrap();
+            for b in &turbo {
+                if b.max_active_cores == 0 || b.mhz * 1000 < top || b.mhz > 20_000 {
+                    return Err(Error::Topology(format!(
+                        "{who}: turbo bin {} cores / {} MHz must have at least one core and a frequency \
+                         at or above the highest OPP ({} MHz)",
+                        b.max_active_cores,
+                        b.mhz,
+                        top / 1000
+                    )));
+                }
+            }
+            let ids: Vec<usize> = match &cl.cpu_ids {
+                Some(ids) => {
+                    if ids.len() != nthreads {
+                        return Err(Error::Topology(format!(
+                            "{who}: cpu_ids lists {} CPUs but the cluster has {nthreads} threads",
+                            ids.len()
+                        )));
+                    }
+                    ids.clone()
+                }
+                None => (next_id..next_id + nthreads).collect(),
+            };
+            next_id = next_id.max(ids.iter().copied().max().unwrap_or(0) + 1);
+            let sharing: Vec<Vec<u32>> = match &cl.smt_sharing_groups {
+                Some(g) => g.clone(),
+                None => vec![(0..cl.threads_per_core).collect()],
+            };
+            let mut seen = vec![false; cl.threads_per_core as usize];
+            for g in &sharing {
+                for &t in g {
+                    if t >= cl.threads_per_core || seen[t as usize] {
+                        return Err(Error::Topology(format!(
+                            "{who}: smt_sharing_groups must list each thread 0..{} exactly once",
+                            cl.threads_per_core
+                        )));
+                    }
+                    seen[t as usize] = true;
+                }
+            }
+            if seen.iter().any(|s| !s) {
+                return Err(Error::Topology(format!(
+                    "{who}: smt_sharing_groups must list each thread 0..{} exactly once",
+                    cl.threads_per_core
+                )));
+            }
+            if cl.smt_throughput.iter().any(|&t| t == 0 || t > 1024) {
+                return Err(Error::Topology(format!("{who}: smt_throughput entries must be 1 to 1024")));
+            }
+            let throughput = if cl.smt_throughput.is_empty() { vec![1024] } else { cl.smt_throughput.clone() };
+            let mut cluster_mask = CpuMask::EMPTY;
+            let mut cluster_fd: Option<usize> = None;
+            for core in 0..cl.cores as usize {
+                let core_index = cores.len();
+                let mut core_mask = CpuMask::EMPTY;
+                let tpc = cl.threads_per_core as usize;
+                let core_ids = &ids[core * tpc..(core + 1) * tpc];
+                for &id in core_ids {
+                    if id >= MAX_CPUS {
+                        return Err(Error::Topology(format!("{who}: CPU id {id} is out of range")));
+                    }
+                    core_mask.set(id);
+                }
+                let core_fd = match cl.freq_domain {
+                    FreqDomainSpan::Core => Some(freq_domains.len()),
+                    _ => None,
+                };
+                if let Some(_) = core_fd {
+                    freq_domains.push(FreqDomain {
+                        cpus: core_mask,
+                        package: cl.package as usize,
+                        opps_khz: opps_khz.clone(),
+                        turbo_bins: turbo.clone(),
+                    });
+                }
+                for g in &sharing {
+                    let gi = smt_groups.len();
+                    let mut gmask = CpuMask::EMPTY;
+                    for &t in g {
+                        gmask.set(core_ids[t as usize]);
+                    }
+                    smt_groups.push(SmtGroup { cpus: gmask, throughput: throughput.clone() });
+                    for &t in g {
+                        let id = core_ids[t as usize];
+                        if cpus.len() <= id {
+                            cpus.resize(id + 1, None);
+                        }
+                        if cpus[id].is_some() {
+                            return Err(Error::Topology(format!("CPU {id} is listed twice")));
+                        }
+                        let fd = match cl.freq_domain {
+                            FreqDomainSpan::Cluster => *cluster_fd.get_or_insert_with(|| {
+                                freq_domains.push(FreqDomain {
+                                    cpus: CpuMask::EMPTY,
+                                    package: cl.package as usize,
+                                    opps_khz: opps_khz.clone(),
+                                    turbo_bins: turbo.clone(),
+                                });
+                                freq_domains.len() - 1
+                            }),
+                            FreqDomainSpan::Core => core_fd.unwrap(),
+                            FreqDomainSpan::Cpu => {
+                                freq_domains.push(FreqDomain {
+                                    cpus: CpuMask::single(id),
+                                    package: cl.package as usize,
+                                    opps_khz: opps_khz.clone(),
+                                    turbo_bins: turbo.clone(),
+                                });
+                                freq_domains.len() - 1
+                            }
+                        };
+                        freq_domains[fd].cpus.set(id);
+                        cpus[id] = Some(Cpu {
+                            id,
+                            cluster: ci,
+                            package: cl.package as usize,
+                            core: core_index,
+                            smt_group: gi,
+                            capacity_orig: cl.capacity_orig,
+                            freq_domain: fd,
+                        });
+                    }
+                }
+                cores.push(core_mask);
+                cluster_mask = cluster_mask.or(&core_mask);
+            }
+            packages[cl.package as usize] = packages[cl.package as usize].or(&cluster_mask);
+            clusters.push(cluster_mask);
+        }
+        let mut dense = Vec::with_capacity(cpus.len());
+        for (id, c) in cpus.into_iter().enumerate() {
+            match c {
+                Some(c) => dense.push(c),
+                None => {
+                    return Err(Error::Topology(format!(
+                        "CPU ids must be 0..N-1 with no gaps: CPU {id} is missing"
+                    )))
+                }
+            }
+        }
+        if packages.iter().any(|p| p.is_empty()) {
+            return Err(Error::Topology("package numbers must be 0..N-1 with no gaps".into()));
+        }
+        if dense.iter().all(|c| c.capacity_orig != 1024) {
+            return Err(Error::Topology(
+                "at least one CPU must have capacity_orig 1024 (capacities are normalised to the biggest CPU)"
+                    .into(),
+            ));
+        }
+        Ok(Topology { spec: spec.clone(), cpus: dense, cores, smt_groups, clusters, packages, freq_domains })
+    }
+}
+
+/// `topology_normalize_cpu_scale()` (drivers/base/arch_topology.c, v4.10+): capacity =
+/// dmips_mhz x max_freq, normalised so the biggest CPU gets 1024. Used by presets to derive
+/// capacities from device-tree values, and offered to custom machines.
+pub fn normalize_cpu_capacity(dmips_mhz_and_max_khz: &[(u64, u64)]) -> Vec<u32> {
+    let raw: Vec<u64> = dmips_mhz_and_max_khz.iter().map(|(d, f)| d * f).collect();
+    let max = raw.iter().copied().max().unwrap_or(1).max(1);
+    raw.iter().map(|r| (r * SCHED_CAPACITY_SCALE / max) as u32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hikey960_capacity_comes_from_the_device_tree_values() {
+        // hi3660.dtsi: capacity-dmips-mhz 592 (A53) and 1024 (A73); max OPPs 1844 and 2362 MHz.
+        assert_eq!(normalize_cpu_capacity(&[(592, 1_844_000), (1024, 2_362_000)]), vec![462, 1024]);
+        // The binding document's own example: 578 x 850 / 1100 -> 446.
+        assert_eq!(normalize_cpu_capacity(&[(578, 850), (1024, 1100)])[0], 446);
+    }
+
+    #[test]
+    fn every_preset_builds_and_is_dense() {
+        for name in presets::NAMES {
+            let t = Topology::build(&presets::preset(name).unwrap()).unwrap();
+            assert_eq!(t.all_cpus().weight(), t.nr_cpus(), "{name}");
+            for (i, c) in t.cpus.iter().enumerate() {
+                assert_eq!(c.id, i);
+            }
+        }
+    }
+
+    #[test]
+    fn power9_small_cores_interleave_thread_ids() {
+        let t = Topology::build(&presets::preset("power9-smt8").unwrap()).unwrap();
+        let g0 = &t.smt_groups[t.cpus[0].smt_group];
+        assert_eq!(g0.cpus.to_string(), "0,2,4,6");
+        let g1 = &t.smt_groups[t.cpus[1].smt_group];
+        assert_eq!(g1.cpus.to_string(), "1,3,5,7");
+        assert_eq!(t.cores[t.cpus[0].core].to_string(), "0-7");
+    }
+
+    #[test]
+    fn cascadelake_siblings_are_48_apart_and_turbo_depends_on_active_cores() {
+        let t = Topology::build(&presets::preset("cascadelake-8260l").unwrap()).unwrap();
+        assert_eq!(t.nr_cpus(), 96);
+        assert_eq!(t.cores[t.cpus[0].core].to_string(), "0,48");
+        assert_eq!(t.cores[t.cpus[24].core].to_string(), "24,72");
+        assert_eq!(t.cpus[24].package, 1);
+        let fd = &t.freq_domains[t.cpus[0].freq_domain];
+        assert_eq!(fd.max_khz(1), 3_900_000);
+        assert_eq!(fd.max_khz(4), 3_700_000);
+        assert_eq!(fd.max_khz(24), 3_100_000);
+        assert_eq!(fd.reference_khz(), 2_400_000);
+    }
+
+    #[test]
+    fn juno_numbering_puts_bigs_on_1_and_2() {
+        let t = Topology::build(&presets::preset("juno-r2").unwrap()).unwrap();
+        let caps: Vec<u32> = t.cpus.iter().map(|c| c.capacity_orig).collect();
+        assert_eq!(caps, vec![383, 1024, 1024, 383, 383, 383]);
+    }
+
+    #[test]
+    fn work_rate_scales_with_capacity_frequency_and_smt() {
+        let t = Topology::build(&presets::preset("hikey960").unwrap()).unwrap();
+        assert_eq!(t.work_rate(4, 2_362_000, 1), 1024);
+        assert_eq!(t.work_rate(0, 1_844_000, 1), 462);
+        assert_eq!(t.work_rate(0, 922_000, 1), 231);
+        let c = Topology::build(&presets::preset("cascadelake-8260l").unwrap()).unwrap();
+        assert!(c.work_rate(0, 2_400_000, 2) < c.work_rate(0, 2_400_000, 1));
+    }
+
+    #[test]
+    fn invalid_machines_are_errors_not_panics() {
+        let mut spec = presets::preset("hikey960").unwrap();
+        spec.clusters[0].opps_mhz.clear();
+        assert!(matches!(Topology::build(&spec), Err(Error::Topology(m)) if m.contains("empty OPP")));
+        let mut spec = presets::preset("hikey960").unwrap();
+        spec.clusters[1].cpu_ids = Some(vec![0, 1, 2, 3]);
+        assert!(Topology::build(&spec).is_err());
+        let mut spec = presets::preset("hikey960").unwrap();
+        spec.clusters[1].cpu_ids = Some(vec![5, 6, 7, 8]);
+        assert!(matches!(Topology::build(&spec), Err(Error::Topology(m)) if m.contains("missing")));
+        let mut spec = presets::preset("hikey960").unwrap();
+        spec.clusters[0].cores = 300;
+        assert!(Topology::build(&spec).is_err());
+        let mut spec = presets::preset("power9-smt8").unwrap();
+        spec.clusters[0].smt_sharing_groups = Some(vec![vec![0, 1], vec![1, 2]]);
+        assert!(Topology::build(&spec).is_err());
+    }
+}

@@ -1,0 +1,206 @@
+//! The machines of shared/reference/platforms-and-experiments.md as [`MachineSpec`] data.
+//!
+//! Values marked *assumed* have no primary source (see kernel-facts.md §9 and §11); they are ordinary
+//! fields a user can change.
+
+use super::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec, TurboBin};
+use crate::error::{Error, Result};
+
+pub const NAMES: &[&str] =
+    &["hikey960", "hikey960-dynamiq", "juno-r2", "tc2", "power9-smt8", "cascadelake-8260l", "ivb-ep"];
+
+/// One-line descriptions, in the order of [`NAMES`].
+pub const SUMMARIES: &[&str] = &[
+    "HiKey960 (Kirin 960): 4x Cortex-A53 (cap 462) + 4x Cortex-A73 (1024), classic big.LITTLE: MC per cluster, DIE above",
+    "HiKey960 CPUs with all 8 in one MC domain, as a DynamIQ system with a shared DSU would have them",
+    "Arm Juno r2: big CPUs 1-2 Cortex-A72 (1024), little CPUs 0,3-5 Cortex-A53 (383)",
+    "Arm TC2: CPUs 0-1 Cortex-A15 (1024), CPUs 2-4 Cortex-A7 (430)",
+    "IBM POWER9 SMT8 big cores: each is two SMT4 small cores, threads {0,2,4,6} and {1,3,5,7}",
+    "Intel Xeon Platinum 8260L (Cascade Lake): 2 sockets x 24 cores x 2 threads, turbo by active cores",
+    "Intel Ivy Bridge-EP: 2 sockets x 10 cores x 2 threads",
+];
+
+pub fn preset(name: &str) -> Result<MachineSpec> {
+    Ok(match name {
+        "hikey960" => hikey960(LlcSpan::Cluster),
+        "hikey960-dynamiq" => {
+            let mut m = hikey960(LlcSpan::Package);
+            m.name = "hikey960-dynamiq".into();
+            m.description = SUMMARIES[1].into();
+            m
+        }
+        "juno-r2" => juno_r2(),
+        "tc2" => tc2(),
+        "power9-smt8" => power9_smt8(2),
+        "cascadelake-8260l" => cascadelake_8260l(),
+        "ivb-ep" => ivb_ep(),
+        _ => {
+            return Err(Error::Unknown {
+                kind: "machine preset",
+                name: name.into(),
+                known: NAMES.iter().map(|s| s.to_string()).collect(),
+            })
+        }
+    })
+}
+
+fn cluster(name: &str, core_type: &str, cpu_ids: Vec<usize>, capacity: u32, opps: &[u32]) -> ClusterSpec {
+    ClusterSpec {
+        name: name.into(),
+        core_type: core_type.into(),
+        package: 0,
+        cores: cpu_ids.len() as u32,
+        threads_per_core: 1,
+        cpu_ids: Some(cpu_ids),
+        smt_sharing_groups: None,
+        smt_throughput: vec![],
+        capacity_orig: capacity,
+        opps_mhz: opps.to_vec(),
+        turbo_bins: vec![],
+        freq_domain: FreqDomainSpan::Cluster,
+    }
+}
+
+/// hi3660.dtsi (v6.8): A53 capacity-dmips-mhz 592, A73 1024; capacities 462/1024 after
+/// `topology_normalize_cpu_scale()` with max OPPs 1844 and 2362 MHz.
+fn hikey960(llc: LlcSpan) -> MachineSpec {
+    MachineSpec {
+        name: "hikey960".into(),
+        description: SUMMARIES[0].into(),
+        llc,
+        clusters: vec![
+            cluster("A53", "Cortex-A53", vec![0, 1, 2, 3], 462, &[533, 999, 1402, 1709, 1844]),
+            cluster("A73", "Cortex-A73", vec![4, 5, 6, 7], 1024, &[903, 1421, 1805, 2112, 2362]),
+        ],
+    }
+}
+
+/// juno-r2.dts: A72 1024, A53 485 dmips/MHz; Linux capacities 1024/383. OPP tables come from SCP
+/// firmware: *assumed* 450/800/950 MHz (A53) and 600/1000/1200 MHz (A72), maxima inferred from
+/// 383 = 485 x 950 / 1200.
+fn juno_r2() -> MachineSpec {
+    MachineSpec {
+        name: "juno-r2".into(),
+        description: SUMMARIES[2].into(),
+        llc: LlcSpan::Cluster,
+        clusters: vec![
+            cluster("A53", "Cortex-A53", vec![0, 3, 4, 5], 383, &[450, 800, 950]),
+            cluster("A72", "Cortex-A72", vec![1, 2], 1024, &[600, 1000, 1200]),
+        ],
+    }
+}
+
+/// vexpress-v2p-ca15_a7: A15 1024, A7 516 dmips/MHz; little capacity 430 = 516 x 1000 / 1200.
+/// OPPs *assumed* (SPC firmware): A15 500-1200 MHz, A7 350-1000 MHz.
+fn tc2() -> MachineSpec {
+    MachineSpec {
+        name: "tc2".into(),
+        description: SUMMARIES[3].into(),
+        llc: LlcSpan::Cluster,
+        clusters: vec![
+            cluster("A15", "Cortex-A15", vec![0, 1], 1024, &[500, 600, 700, 800, 900, 1000, 1100, 1200]),
+            cluster("A7", "Cortex-A7", vec![2, 3, 4], 430, &[350, 400, 500, 600, 700, 800, 900, 1000]),
+        ],
+    }
+}
+
+/// POWER9 SMT8 big cores. Thread groups as `ibm,thread-groups` describes them (parse_thread_groups(),
+/// v6.8): even threads form one small core, odd threads the other. Per-thread throughput within a
+/// small core is *assumed* (POWER8 data: ~80% per thread at SMT2); frequency *assumed* ~3.8 GHz.
+pub fn power9_smt8(big_cores: u32) -> MachineSpec {
+    MachineSpec {
+        name: "power9-smt8".into(),
+        description: SUMMARIES[4].into(),
+        llc: LlcSpan::Package,
+        clusters: vec![ClusterSpec {
+            name: "P9".into(),
+            core_type: "POWER9".into(),
+            package: 0,
+            cores: big_cores,
+            threads_per_core: 8,
+            cpu_ids: None,
+            smt_sharing_groups: Some(vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]]),
+            smt_throughput: vec![1024, 820, 660, 540],
+            capacity_orig: 1024,
+            opps_mhz: vec![2300, 2800, 3300, 3800],
+            turbo_bins: vec![],
+            freq_domain: FreqDomainSpan::Cluster,
+        }],
+    }
+}
+
+/// Linux numbers x86 SMT siblings far apart: package p core c thread t is CPU
+/// `t * (packages * cores) + p * cores + c`.
+fn x86_ids(package: usize, packages: usize, cores: usize) -> Vec<usize> {
+    let mut ids = Vec::with_capacity(cores * 2);
+    for c in 0..cores {
+        for t in 0..2 {
+            ids.push(t * packages * cores + package * cores + c);
+        }
+    }
+    ids
+}
+
+fn x86_package(
+    name: &str,
+    core_type: &str,
+    package: usize,
+    packages: usize,
+    cores: usize,
+    opps: Vec<u32>,
+    turbo: Vec<TurboBin>,
+) -> ClusterSpec {
+    ClusterSpec {
+        name: name.into(),
+        core_type: core_type.into(),
+        package: package as u32,
+        cores: cores as u32,
+        threads_per_core: 2,
+        cpu_ids: Some(x86_ids(package, packages, cores)),
+        smt_sharing_groups: None,
+        // *assumed*: two busy hyperthreads give ~1.25x one thread's throughput.
+        smt_throughput: vec![1024, 640],
+        capacity_orig: 1024,
+        opps_mhz: opps,
+        turbo_bins: turbo,
+        freq_domain: FreqDomainSpan::Core,
+    }
+}
+
+/// Xeon Platinum 8260L: base 2400 MHz, minimum 1000 MHz; turbo bins by active cores (*assumed*, as in
+/// the platform table): 2C 3900, 4C 3700, 8-16C 3600, 20C 3300, 24C 3100 MHz.
+fn cascadelake_8260l() -> MachineSpec {
+    let opps: Vec<u32> = (10..=24).map(|r| r * 100).collect();
+    let turbo = vec![
+        TurboBin { max_active_cores: 2, mhz: 3900 },
+        TurboBin { max_active_cores: 4, mhz: 3700 },
+        TurboBin { max_active_cores: 8, mhz: 3600 },
+        TurboBin { max_active_cores: 12, mhz: 3600 },
+        TurboBin { max_active_cores: 16, mhz: 3600 },
+        TurboBin { max_active_cores: 20, mhz: 3300 },
+        TurboBin { max_active_cores: 24, mhz: 3100 },
+    ];
+    MachineSpec {
+        name: "cascadelake-8260l".into(),
+        description: SUMMARIES[5].into(),
+        llc: LlcSpan::Package,
+        clusters: (0..2)
+            .map(|p| x86_package(&format!("S{p}"), "Cascade Lake", p, 2, 24, opps.clone(), turbo.clone()))
+            .collect(),
+    }
+}
+
+/// Ivy Bridge-EP 2x10x2 (Peter Zijlstra's test box). SKU unknown: base 2800 MHz, turbo 3600 MHz
+/// *assumed*; only used for a hackbench neutrality check.
+fn ivb_ep() -> MachineSpec {
+    let opps: Vec<u32> = (12..=28).map(|r| r * 100).collect();
+    let turbo = vec![TurboBin { max_active_cores: 2, mhz: 3600 }, TurboBin { max_active_cores: 10, mhz: 3100 }];
+    MachineSpec {
+        name: "ivb-ep".into(),
+        description: SUMMARIES[6].into(),
+        llc: LlcSpan::Package,
+        clusters: (0..2)
+            .map(|p| x86_package(&format!("S{p}"), "Ivy Bridge-EP", p, 2, 10, opps.clone(), turbo.clone()))
+            .collect(),
+    }
+}

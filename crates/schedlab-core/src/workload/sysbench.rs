@@ -1,0 +1,124 @@
+//! sysbench `--test=cpu` (0.4/0.5; src/tests/cpu/sb_cpu.c, src/sysbench.c): N threads pull events
+//! from one shared pool until `--max-requests` events have been handed out or `--max-time` has
+//! passed. One event is a fixed amount of CPU work (trial division of the numbers below
+//! `--cpu-max-prime`), so a faster CPU completes more events. No blocking but the start barrier.
+//!
+//! The model: a main thread (started on a random CPU, as the shell's) creates the threads one after
+//! another; each does a little start-up work and waits on a gate; the main thread opens the gate,
+//! starts the clock, waits for all threads, stops the clock.
+
+use super::{Instance, Metric, Op, Program};
+use crate::error::{Error, Result};
+use crate::units::{NSEC_PER_MSEC, NSEC_PER_USEC, WORK_SCALE};
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SysbenchCpu {
+    /// `--num-threads`.
+    pub threads: u32,
+    /// `--max-requests` (0 = no limit); sysbench's default is 10000.
+    #[serde(default = "default_max_requests")]
+    pub max_requests: u64,
+    /// `--max-time` in ms (0 = no limit).
+    #[serde(default)]
+    pub max_time_ms: u64,
+    /// Work of one event in microseconds on a capacity-1024 CPU at its highest OPP. The default 886
+    /// is E1's calibration: one thread on a HiKey960 A73 at 2362 MHz does 10000 events in 8.86 s.
+    #[serde(default = "default_event_us")]
+    pub event_us: u64,
+    /// Run-to-run variation of one event's work, in parts per million (cache and interrupt noise).
+    #[serde(default = "default_event_jitter_ppm")]
+    pub event_jitter_ppm: u32,
+    /// Work of `pthread_create()` in the main thread, per thread, in us.
+    #[serde(default = "default_clone_us")]
+    pub clone_us: u64,
+    /// Work a new thread does before it waits at the start barrier, in us.
+    #[serde(default = "default_thread_init_us")]
+    pub thread_init_us: u64,
+}
+
+fn default_max_requests() -> u64 {
+    10_000
+}
+fn default_event_us() -> u64 {
+    886
+}
+fn default_event_jitter_ppm() -> u32 {
+    2_000
+}
+fn default_clone_us() -> u64 {
+    30
+}
+fn default_thread_init_us() -> u64 {
+    100
+}
+
+/// Most threads a sysbench workload may have (the page must stay responsive).
+pub const MAX_THREADS: u32 = 1024;
+
+impl SysbenchCpu {
+    pub fn new(threads: u32) -> SysbenchCpu {
+        SysbenchCpu {
+            threads,
+            max_requests: default_max_requests(),
+            max_time_ms: 0,
+            event_us: default_event_us(),
+            event_jitter_ppm: default_event_jitter_ppm(),
+            clone_us: default_clone_us(),
+            thread_init_us: default_thread_init_us(),
+        }
+    }
+
+    pub fn metric(&self) -> Metric {
+        if self.max_time_ms > 0 {
+            Metric::Events
+        } else {
+            Metric::ElapsedSeconds
+        }
+    }
+
+    pub fn instantiate(&self) -> Result<Instance> {
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(Error::Workload(format!("sysbench-cpu threads must be 1 to {MAX_THREADS}, not {}", self.threads)));
+        }
+        if self.max_requests == 0 && self.max_time_ms == 0 {
+            return Err(Error::Workload("sysbench-cpu needs max_requests or max_time_ms, or it never ends".into()));
+        }
+        if self.event_us == 0 || self.event_us > 10_000_000 {
+            return Err(Error::Workload("sysbench-cpu event_us must be 1 to 10000000".into()));
+        }
+        if self.event_jitter_ppm > 500_000 {
+            return Err(Error::Workload("sysbench-cpu event_jitter_ppm must be at most 500000".into()));
+        }
+        if self.clone_us > 1_000_000 || self.thread_init_us > 1_000_000 {
+            return Err(Error::Workload("sysbench-cpu clone_us and thread_init_us must be at most 1 s".into()));
+        }
+        let us = |v: u64| v * NSEC_PER_USEC * WORK_SCALE;
+        let mut main = Vec::with_capacity(self.threads as usize * 2 + 5);
+        for _ in 0..self.threads {
+            main.push(Op::Run { work: us(self.clone_us), jitter_ppm: 500_000 });
+            main.push(Op::Fork(1));
+        }
+        main.extend([Op::OpenGate(0), Op::MarkStart, Op::WaitChildren, Op::MarkEnd, Op::Exit]);
+        let worker = vec![
+            Op::Run { work: us(self.thread_init_us), jitter_ppm: 500_000 },
+            Op::WaitGate(0),
+            Op::TakeEvent { pool: 0, exhausted: 5 },
+            Op::Run { work: us(self.event_us), jitter_ppm: self.event_jitter_ppm },
+            Op::Jump(2),
+            Op::Exit,
+        ];
+        Ok(Instance {
+            programs: vec![
+                Program { name: "sysbench".into(), ops: main },
+                Program { name: "sysbench-thread".into(), ops: worker },
+            ],
+            initial: vec![0],
+            pools: vec![if self.max_requests == 0 { u64::MAX } else { self.max_requests }],
+            gates: 1,
+            deadline_after_start: (self.max_time_ms > 0).then(|| self.max_time_ms * NSEC_PER_MSEC),
+            metric: self.metric(),
+        })
+    }
+}
