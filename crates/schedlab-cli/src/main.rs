@@ -50,6 +50,15 @@ enum Command {
         #[command(flatten)]
         opts: RunOpts,
     },
+    /// Record one run of a built-in scenario and print it as ftrace text.
+    Trace {
+        scenario: String,
+        /// Run index (see the order in `Plan::run_ref`: parameter, then repetition, then variant).
+        #[arg(long, default_value_t = 0)]
+        run: usize,
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Print a built-in scenario as a JSON file to edit and `run`.
     Show { scenario: String },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
@@ -105,6 +114,25 @@ fn run(cmd: Command) -> Result<String, Error> {
         Command::Run { file, opts } => {
             let text = std::fs::read_to_string(&file).map_err(|e| Error::Scenario(format!("cannot read {file}: {e}")))?;
             execute(Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{file}: {e}")))?, &opts)
+        }
+        Command::Trace { scenario, run, seed } => {
+            let mut s = scenarios::builtin(&scenario)?;
+            if let Some(seed) = seed {
+                s.seed = seed;
+            }
+            let plan = Plan::new(&s)?;
+            let (result, events) = plan.run_traced(run)?;
+            let (v, p, rep) = plan.run_ref(run);
+            Ok(format!(
+                "# {scenario} run {run}: variant {}, {} {}, repetition {rep}, seed {}: {} = {}\n{}",
+                plan.variants[v].name,
+                plan.param_name,
+                plan.params[p],
+                result.seed,
+                plan.metric.name(),
+                result.value,
+                schedlab_core::trace::to_ftrace(&events, &plan.task_names(run))
+            ))
         }
         Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
         Command::Bench { scenario, runs, jobs } => {

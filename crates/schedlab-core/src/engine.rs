@@ -99,6 +99,7 @@ pub struct Engine<'a> {
     limits: Limits,
     trace: Option<Vec<TraceEvent>>,
     error: Option<Error>,
+    check_invariants: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -122,9 +123,53 @@ impl<'a> Engine<'a> {
             limits,
             trace: trace.then(Vec::new),
             error: None,
+            check_invariants: false,
             w: world,
             inst,
         }
+    }
+
+    /// Verify the world's invariants after every event (slow; for tests).
+    pub fn with_invariant_checks(mut self) -> Self {
+        self.check_invariants = true;
+        self
+    }
+
+    /// Every runnable task is on exactly one runqueue (queued or running), runqueue counts and
+    /// weights match their tasks, a CPU runs at most one task, and blocked tasks are on none.
+    fn verify(&self) -> Result<()> {
+        let n = self.w.nr_cpus();
+        let mut seen = vec![0u32; self.w.tasks.len()];
+        for cpu in 0..n {
+            let rq = &self.w.rqs[cpu];
+            let mut weight = 0;
+            let members: Vec<TaskId> = rq.queue.iter().map(|&(_, t)| t).chain(rq.curr).collect();
+            for &t in &members {
+                seen[t] += 1;
+                weight += self.w.tasks[t].weight;
+                if self.w.tasks[t].cpu != cpu || self.w.tasks[t].state != TaskState::Runnable {
+                    return Err(Error::Scenario(format!("invariant: task {t} on rq {cpu} has cpu {} state {:?}", self.w.tasks[t].cpu, self.w.tasks[t].state)));
+                }
+            }
+            if members.len() != rq.nr_running || weight != rq.load_weight || rq.cfs_tasks.len() != rq.nr_running {
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} nr_running {} but {} tasks ({} in cfs_tasks)",
+                    rq.nr_running,
+                    members.len(),
+                    rq.cfs_tasks.len()
+                )));
+            }
+            if rq.queue.windows(2).any(|w| w[0] > w[1]) {
+                return Err(Error::Scenario(format!("invariant: rq {cpu} queue out of vruntime order")));
+            }
+        }
+        for (t, task) in self.w.tasks.iter().enumerate() {
+            let expect = u32::from(task.state == TaskState::Runnable);
+            if seen[t] != expect {
+                return Err(Error::Scenario(format!("invariant: task {t} ({:?}) is on {} runqueues", task.state, seen[t])));
+            }
+        }
+        Ok(())
     }
 
     fn push(&mut self, t: Nanos, kind: EvKind) {
@@ -203,7 +248,9 @@ impl<'a> Engine<'a> {
                     "the workload deadlocked: tasks are blocked and nothing will wake them".into(),
                 ));
             };
-            debug_assert!(ev.t >= self.w.now, "time went backwards");
+            if ev.t < self.w.now {
+                return Err(Error::Scenario(format!("invariant: time went backwards from {} to {}", self.w.now, ev.t)));
+            }
             if ev.t > max_ns {
                 return Err(Error::Limit(format!(
                     "the run did not finish within {} simulated seconds",
@@ -230,6 +277,9 @@ impl<'a> Engine<'a> {
                 }
             }
             self.drain();
+            if self.check_invariants {
+                self.verify()?;
+            }
         }
         if let Some(e) = self.error {
             return Err(e);

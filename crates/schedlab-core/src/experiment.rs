@@ -216,6 +216,15 @@ impl Plan {
     }
 
     fn simulate(&self, index: usize, trace: bool) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
+        self.simulate_with(index, trace, false)
+    }
+
+    /// Runs one simulation verifying the engine's invariants after every event (slow).
+    pub fn run_checked(&self, index: usize) -> Result<RunResult> {
+        self.simulate_with(index, false, true).map(|(r, _)| r)
+    }
+
+    fn simulate_with(&self, index: usize, trace: bool, check: bool) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
         if index >= self.len() {
             return Err(Error::Scenario(format!("run {index} does not exist; the plan has {} runs", self.len())));
         }
@@ -223,7 +232,10 @@ impl Plan {
         let v = &self.variants[variant];
         let seed = self.run_seed(param_index, repetition);
         let world = World::new(self.topo.clone(), v.domains.clone(), v.config.clone());
-        let engine = Engine::new(world, &self.instances[param_index], seed, self.scenario.limits, trace);
+        let mut engine = Engine::new(world, &self.instances[param_index], seed, self.scenario.limits, trace);
+        if check {
+            engine = engine.with_invariant_checks();
+        }
         let out = engine.run().map_err(|e| match e {
             Error::Limit(m) => Error::Limit(format!("run {index} ({}, {} {}): {m}", v.name, self.param_name, self.params[param_index])),
             other => other,
@@ -253,6 +265,23 @@ impl Plan {
     /// Runs one simulation recording its scheduler events.
     pub fn run_traced(&self, index: usize) -> Result<(RunResult, Vec<TraceEvent>)> {
         self.simulate(index, true).map(|(r, t)| (r, t.unwrap_or_default()))
+    }
+
+    /// Names of run `index`'s tasks by id (the program each runs), for traces.
+    pub fn task_names(&self, index: usize) -> Vec<String> {
+        let (_, param_index, _) = self.run_ref(index.min(self.len().saturating_sub(1)));
+        let inst = &self.instances[param_index];
+        // Task ids follow creation order: the initial tasks, then each Fork as the programs run.
+        // sysbench-like programs fork from the first task only, so the order is the program's.
+        let mut names: Vec<String> = inst.initial.iter().map(|&p| inst.programs[p].name.clone()).collect();
+        for &p in &inst.initial {
+            for op in &inst.programs[p].ops {
+                if let crate::workload::Op::Fork(child) = op {
+                    names.push(inst.programs[*child].name.clone());
+                }
+            }
+        }
+        names
     }
 
     /// The comparison table of whatever results are given (any subset, any order).

@@ -46,3 +46,47 @@ pub enum MigrateReason {
     LoadBalance,
     ActiveBalance,
 }
+
+/// Renders events in the text format of ftrace's `trace` file, close enough for trace viewers that
+/// read `sched_switch`, `sched_wakeup` and `sched_migrate_task` lines. Task `i` is `comm-i` with
+/// `comm` from `names[i]` (pid = task id + 1; pid 0 is the idle task).
+pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
+    let comm = |t: Option<usize>| match t {
+        Some(t) => (names.get(t).map(String::as_str).unwrap_or("task"), t + 1),
+        None => ("<idle>", 0),
+    };
+    let mut s = String::from("# tracer: nop\n#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
+    for e in events {
+        let line = match *e {
+            TraceEvent::Switch { t, cpu, prev, next } => {
+                let (pc, pp) = comm(prev);
+                let (nc, np) = comm(next);
+                format!(
+                    "{:>16}-{:<7} [{:03}] {:>12.6}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={} ==> next_comm={nc} next_pid={np} next_prio=120",
+                    pc, pp, cpu, t as f64 / 1e9, if prev.is_some() { "S" } else { "R" }
+                )
+            }
+            TraceEvent::Wakeup { t, task, cpu, new } => {
+                let (c, p) = comm(Some(task));
+                format!(
+                    "{:>16}-{:<7} [{:03}] {:>12.6}: {}: comm={c} pid={p} prio=120 target_cpu={:03}",
+                    c, p, cpu, t as f64 / 1e9, if new { "sched_wakeup_new" } else { "sched_wakeup" }, cpu
+                )
+            }
+            TraceEvent::Migrate { t, task, from, to, reason } => {
+                let (c, p) = comm(Some(task));
+                format!(
+                    "{:>16}-{:<7} [{:03}] {:>12.6}: sched_migrate_task: comm={c} pid={p} prio=120 orig_cpu={from} dest_cpu={to} reason={reason:?}",
+                    c, p, to, t as f64 / 1e9
+                )
+            }
+            TraceEvent::Frequency { t, domain, khz } => format!(
+                "{:>16}-{:<7} [{:03}] {:>12.6}: cpu_frequency: state={khz} cpu_id={domain}",
+                "<idle>", 0, domain, t as f64 / 1e9
+            ),
+        };
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
