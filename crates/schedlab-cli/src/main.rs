@@ -10,7 +10,11 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "schedlab", version, about = "A deterministic model of the Linux CFS scheduler")]
+#[command(
+    name = "schedlab",
+    version,
+    about = "A deterministic model of the Linux CFS scheduler"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -104,18 +108,36 @@ fn main() -> ExitCode {
 fn run(cmd: Command) -> Result<String, Error> {
     match cmd {
         Command::List => Ok(list()),
-        Command::Domains { preset, baseline, patches, json } => {
+        Command::Domains {
+            preset,
+            baseline,
+            patches,
+            json,
+        } => {
             let topo = topology::Topology::build(&topology::presets::preset(&preset)?)?;
-            let config = kernel::build_config(&baseline, &patches, None, kernel::Governor::Schedutil)?;
+            let config =
+                kernel::build_config(&baseline, &patches, None, kernel::Governor::Schedutil)?;
             let view = SchedDomains::build(&topo, &config)?.view(&topo);
-            Ok(if json { format!("{}\n", serde_json::to_string_pretty(&view).unwrap()) } else { view.to_text() })
+            Ok(if json {
+                format!("{}\n", serde_json::to_string_pretty(&view).unwrap())
+            } else {
+                view.to_text()
+            })
         }
         Command::Reproduce { scenario, opts } => execute(scenarios::builtin(&scenario)?, &opts),
         Command::Run { file, opts } => {
-            let text = std::fs::read_to_string(&file).map_err(|e| Error::Scenario(format!("cannot read {file}: {e}")))?;
-            execute(Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{file}: {e}")))?, &opts)
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| Error::Scenario(format!("cannot read {file}: {e}")))?;
+            execute(
+                Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{file}: {e}")))?,
+                &opts,
+            )
         }
-        Command::Trace { scenario, run, seed } => {
+        Command::Trace {
+            scenario,
+            run,
+            seed,
+        } => {
             let mut s = scenarios::builtin(&scenario)?;
             if let Some(seed) = seed {
                 s.seed = seed;
@@ -135,7 +157,11 @@ fn run(cmd: Command) -> Result<String, Error> {
             ))
         }
         Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
-        Command::Bench { scenario, runs, jobs } => {
+        Command::Bench {
+            scenario,
+            runs,
+            jobs,
+        } => {
             let mut s = scenarios::builtin(&scenario)?;
             if let Some(r) = runs {
                 s.runs = r;
@@ -163,7 +189,9 @@ fn run(cmd: Command) -> Result<String, Error> {
 }
 
 fn default_jobs() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 /// Runs every run of the plan on `jobs` threads; results come back in index order.
@@ -183,7 +211,11 @@ fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
             });
         }
     });
-    let mut out = results.into_inner().unwrap().into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut out = results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
     out.sort_by_key(|r| r.index);
     Ok(out)
 }
@@ -207,7 +239,10 @@ fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
 
 fn list() -> String {
     let mut s = String::from("machine presets:\n");
-    for (name, summary) in topology::presets::NAMES.iter().zip(topology::presets::SUMMARIES) {
+    for (name, summary) in topology::presets::NAMES
+        .iter()
+        .zip(topology::presets::SUMMARIES)
+    {
         s.push_str(&format!("  {name:<20} {summary}\n"));
     }
     s.push_str("baseline kernels:\n");
@@ -216,7 +251,10 @@ fn list() -> String {
     }
     s.push_str("patches:\n");
     for p in kernel::PATCHES {
-        s.push_str(&format!("  {:<20} {}\n  {:<20} ({})\n  {:<20} changes: {}\n", p.name, p.title, "", p.origin, "", p.changes));
+        s.push_str(&format!(
+            "  {:<20} {}\n  {:<20} ({})\n  {:<20} changes: {}\n",
+            p.name, p.title, "", p.origin, "", p.changes
+        ));
     }
     s.push_str("scenarios:\n");
     for b in scenarios::BUILTIN {

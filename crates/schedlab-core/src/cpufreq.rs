@@ -76,8 +76,11 @@ impl World {
                         max = j_max;
                     }
                 }
-                let reference =
-                    if self.config.frequency_invariance { dom.peak_khz() } else { self.policies[fd].cur_khz } as u64;
+                let reference = if self.config.frequency_invariance {
+                    dom.peak_khz()
+                } else {
+                    self.policies[fd].cur_khz
+                } as u64;
                 // get_next_freq(): map_util_freq() = (freq + freq/4) * util / max.
                 let next = (reference + (reference >> 2)) * util / max;
                 self.policies[fd].last_update = self.now;

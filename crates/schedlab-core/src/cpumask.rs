@@ -89,7 +89,10 @@ impl CpuMask {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> CpuMaskIter {
-        CpuMaskIter { mask: *self, word: 0 }
+        CpuMaskIter {
+            mask: *self,
+            word: 0,
+        }
     }
 
     /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
@@ -165,7 +168,10 @@ impl TryFrom<Vec<usize>> for CpuMask {
         let mut m = CpuMask::EMPTY;
         for cpu in v {
             if cpu >= MAX_CPUS {
-                return Err(format!("CPU {cpu} is out of range (at most {} CPUs)", MAX_CPUS));
+                return Err(format!(
+                    "CPU {cpu} is out of range (at most {} CPUs)",
+                    MAX_CPUS
+                ));
             }
             m.set(cpu);
         }

@@ -77,7 +77,11 @@ pub mod flags {
     ];
 
     pub fn names(f: u32) -> Vec<&'static str> {
-        NAMES.iter().filter(|(bit, _)| f & bit != 0).map(|(_, n)| *n).collect()
+        NAMES
+            .iter()
+            .filter(|(bit, _)| f & bit != 0)
+            .map(|(_, n)| *n)
+            .collect()
     }
 }
 use flags::*;
@@ -169,10 +173,12 @@ impl SchedDomains {
         let n = topo.nr_cpus();
         let all_caps = topo.capacities();
         let asym_prio: Vec<i64> = (0..n)
-            .map(|cpu| match config.asym_packing.as_ref().map(|a| a.priority) {
-                Some(AsymPriority::CpuCapacity) => topo.capacity_orig(cpu) as i64,
-                Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
-            })
+            .map(
+                |cpu| match config.asym_packing.as_ref().map(|a| a.priority) {
+                    Some(AsymPriority::CpuCapacity) => topo.capacity_orig(cpu) as i64,
+                    Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
+                },
+            )
             .collect();
         // Per CPU: the candidate (level, span, flags) chain, bottom up.
         let mut chains: Vec<Vec<(SdLevel, CpuMask, u32)>> = Vec::with_capacity(n);
@@ -183,9 +189,21 @@ impl SchedDomains {
                 SmtDomainSpan::SharingGroup => topo.smt_groups[c.smt_group].cpus,
             };
             let mut chain = vec![
-                (SdLevel::SMT, smt, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES | SD_PREFER_SIBLING),
-                (SdLevel::MC, topo.llc_mask(cpu).or(&smt), SD_SHARE_PKG_RESOURCES),
-                (SdLevel::DIE, topo.packages[c.package].or(&topo.llc_mask(cpu)), SD_PREFER_SIBLING),
+                (
+                    SdLevel::SMT,
+                    smt,
+                    SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES | SD_PREFER_SIBLING,
+                ),
+                (
+                    SdLevel::MC,
+                    topo.llc_mask(cpu).or(&smt),
+                    SD_SHARE_PKG_RESOURCES,
+                ),
+                (
+                    SdLevel::DIE,
+                    topo.packages[c.package].or(&topo.llc_mask(cpu)),
+                    SD_PREFER_SIBLING,
+                ),
             ];
             if config.prefer_sibling_all_levels {
                 chain[1].2 |= SD_PREFER_SIBLING;
@@ -197,7 +215,8 @@ impl SchedDomains {
                 *f |= SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE;
                 if config.asym_cpucapacity_detection {
                     // asym_cpu_capacity_classify() (v6.8): some capacities differ inside the span.
-                    let mut caps: Vec<u32> = span.iter().map(|i| topo.cpus[i].capacity_orig).collect();
+                    let mut caps: Vec<u32> =
+                        span.iter().map(|i| topo.cpus[i].capacity_orig).collect();
                     caps.sort_unstable();
                     caps.dedup();
                     if caps.len() > 1 {
@@ -220,29 +239,62 @@ impl SchedDomains {
         let mut per_cpu: Vec<Vec<usize>> = vec![Vec::new(); n];
         for cpu in 0..n {
             for (k, &(level, span, f)) in chains[cpu].iter().enumerate() {
-                let idx = match domains.iter().position(|d| d.level == level && d.span == span) {
+                let idx = match domains
+                    .iter()
+                    .position(|d| d.level == level && d.span == span)
+                {
                     Some(i) => i,
                     None => {
                         let child_spans: Vec<CpuMask> = span
                             .iter()
-                            .map(|i| if k == 0 { CpuMask::single(i) } else { chains[i][k - 1].1 })
+                            .map(|i| {
+                                if k == 0 {
+                                    CpuMask::single(i)
+                                } else {
+                                    chains[i][k - 1].1
+                                }
+                            })
                             .collect();
-                        let child_flags: Vec<u32> =
-                            span.iter().map(|i| if k == 0 { 0 } else { chains[i][k - 1].2 }).collect();
-                        domains.push(make_domain(topo, config, &asym_prio, level, span, f, &child_spans, &child_flags));
+                        let child_flags: Vec<u32> = span
+                            .iter()
+                            .map(|i| if k == 0 { 0 } else { chains[i][k - 1].2 })
+                            .collect();
+                        domains.push(make_domain(
+                            topo,
+                            config,
+                            &asym_prio,
+                            level,
+                            span,
+                            f,
+                            &child_spans,
+                            &child_flags,
+                        ));
                         domains.len() - 1
                     }
                 };
                 per_cpu[cpu].push(idx);
             }
         }
-        let highest = |cpu: usize, f: u32| per_cpu[cpu].iter().rev().copied().find(|&d| domains[d].has(f));
+        let highest = |cpu: usize, f: u32| {
+            per_cpu[cpu]
+                .iter()
+                .rev()
+                .copied()
+                .find(|&d| domains[d].has(f))
+        };
         let lowest = |cpu: usize, f: u32| per_cpu[cpu].iter().copied().find(|&d| domains[d].has(f));
-        let sd_llc: Vec<Option<usize>> = (0..n).map(|c| highest(c, SD_SHARE_PKG_RESOURCES)).collect();
-        let llc_size = (0..n).map(|c| sd_llc[c].map_or(1, |d| domains[d].span_weight)).collect();
-        let llc_id = (0..n).map(|c| sd_llc[c].map_or(c, |d| domains[d].span.first().unwrap())).collect();
+        let sd_llc: Vec<Option<usize>> =
+            (0..n).map(|c| highest(c, SD_SHARE_PKG_RESOURCES)).collect();
+        let llc_size = (0..n)
+            .map(|c| sd_llc[c].map_or(1, |d| domains[d].span_weight))
+            .collect();
+        let llc_id = (0..n)
+            .map(|c| sd_llc[c].map_or(c, |d| domains[d].span.first().unwrap()))
+            .collect();
         let sd_asym_packing = (0..n).map(|c| highest(c, SD_ASYM_PACKING)).collect();
-        let sd_asym_cpucapacity = (0..n).map(|c| lowest(c, SD_ASYM_CPUCAPACITY_FULL)).collect();
+        let sd_asym_cpucapacity = (0..n)
+            .map(|c| lowest(c, SD_ASYM_CPUCAPACITY_FULL))
+            .collect();
         let max_cpu_capacity = (0..n).map(|c| topo.capacity_orig(c)).max().unwrap_or(1024);
         Ok(SchedDomains {
             domains,
@@ -273,7 +325,10 @@ impl SchedDomains {
                             LevelView {
                                 level: sd.level.name().to_string(),
                                 span: sd.span.to_string(),
-                                flags: flags::names(sd.flags).into_iter().map(String::from).collect(),
+                                flags: flags::names(sd.flags)
+                                    .into_iter()
+                                    .map(String::from)
+                                    .collect(),
                                 imbalance_pct: sd.imbalance_pct,
                                 groups: sd
                                     .groups_from(cpu)
@@ -424,9 +479,16 @@ impl DomainsView {
     pub fn to_text(&self) -> String {
         let mut s = format!("sched domains of {}\n", self.machine);
         for c in &self.cpus {
-            s.push_str(&format!("CPU{} ({}, capacity {})\n", c.cpu, c.cluster, c.capacity_orig));
+            s.push_str(&format!(
+                "CPU{} ({}, capacity {})\n",
+                c.cpu, c.cluster, c.capacity_orig
+            ));
             for (depth, l) in c.levels.iter().enumerate() {
-                let groups: Vec<String> = l.groups.iter().map(|g| format!("{{{}}}:{}", g.span, g.capacity)).collect();
+                let groups: Vec<String> = l
+                    .groups
+                    .iter()
+                    .map(|g| format!("{{{}}}:{}", g.span, g.capacity))
+                    .collect();
                 s.push_str(&format!(
                     "  {:indent$}domain-{depth} {:<4} span {:<8} imbalance_pct {} groups {}\n    {:indent$}flags {}\n",
                     "",
@@ -461,9 +523,14 @@ mod tests {
     #[test]
     fn classic_hikey960_has_mc_per_cluster_and_die_above() {
         let (_, d) = build("hikey960", &[], "v4.16");
-        let levels: Vec<(SdLevel, String)> =
-            d.per_cpu[0].iter().map(|&i| (d.domains[i].level, d.domains[i].span.to_string())).collect();
-        assert_eq!(levels, vec![(SdLevel::MC, "0-3".into()), (SdLevel::DIE, "0-7".into())]);
+        let levels: Vec<(SdLevel, String)> = d.per_cpu[0]
+            .iter()
+            .map(|&i| (d.domains[i].level, d.domains[i].span.to_string()))
+            .collect();
+        assert_eq!(
+            levels,
+            vec![(SdLevel::MC, "0-3".into()), (SdLevel::DIE, "0-7".into())]
+        );
         let die = &d.domains[d.per_cpu[5][1]];
         assert_eq!(die.groups.len(), 2);
         assert_eq!(die.groups[die.local_group(5)].capacity, 4 * 1024);
@@ -492,7 +559,10 @@ mod tests {
         assert!(sd.has(SD_ASYM_PACKING));
         assert!(d.sched_asym_prefer(4, 0));
         assert!(!d.sched_asym_prefer(0, 4));
-        assert!(!d.sched_asym_prefer(5, 4), "equal capacities: no preference");
+        assert!(
+            !d.sched_asym_prefer(5, 4),
+            "equal capacities: no preference"
+        );
         assert_eq!(d.sd_asym_packing[2], Some(d.per_cpu[2][0]));
     }
 
@@ -510,7 +580,10 @@ mod tests {
     fn power9_smt_domain_follows_the_config() {
         let (_, big) = build("power9-smt8", &[], "v4.16");
         let smt = &big.domains[big.per_cpu[0][0]];
-        assert_eq!((smt.level, smt.span.to_string()), (SdLevel::SMT, "0-7".into()));
+        assert_eq!(
+            (smt.level, smt.span.to_string()),
+            (SdLevel::SMT, "0-7".into())
+        );
         assert_eq!(smt.imbalance_pct, 110);
         let (_, small) = build("power9-smt8", &[], "v6.8");
         let smt = &small.domains[small.per_cpu[0][0]];
@@ -534,7 +607,10 @@ mod tests {
     fn groups_are_visited_from_the_local_one() {
         let (_, d) = build("hikey960-dynamiq", &[], "v4.16");
         let sd = &d.domains[d.per_cpu[5][0]];
-        let order: Vec<usize> = sd.groups_from(5).map(|g| sd.groups[g].span.first().unwrap()).collect();
+        let order: Vec<usize> = sd
+            .groups_from(5)
+            .map(|g| sd.groups[g].span.first().unwrap())
+            .collect();
         assert_eq!(order, vec![5, 6, 7, 0, 1, 2, 3, 4]);
     }
 }

@@ -39,7 +39,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_sim_seconds: 600, max_events: 50_000_000, max_tasks: 20_000 }
+        Limits {
+            max_sim_seconds: 600,
+            max_events: 50_000_000,
+            max_tasks: 20_000,
+        }
     }
 }
 
@@ -58,7 +62,10 @@ pub struct RunOutcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EvKind {
     /// curr of `cpu` finished its `Run` op, if the CPU's generation still matches.
-    RunDone { cpu: usize, gen: u32 },
+    RunDone {
+        cpu: usize,
+        gen: u32,
+    },
     Tick(usize),
     /// A sleep ended.
     Wake(TaskId),
@@ -103,7 +110,13 @@ pub struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    pub fn new(world: World, inst: &'a Instance, seed: u64, limits: Limits, trace: bool) -> Engine<'a> {
+    pub fn new(
+        world: World,
+        inst: &'a Instance,
+        seed: u64,
+        limits: Limits,
+        trace: bool,
+    ) -> Engine<'a> {
         let n = world.nr_cpus();
         Engine {
             pools: inst.pools.clone(),
@@ -148,10 +161,16 @@ impl<'a> Engine<'a> {
                 seen[t] += 1;
                 weight += self.w.tasks[t].weight;
                 if self.w.tasks[t].cpu != cpu || self.w.tasks[t].state != TaskState::Runnable {
-                    return Err(Error::Scenario(format!("invariant: task {t} on rq {cpu} has cpu {} state {:?}", self.w.tasks[t].cpu, self.w.tasks[t].state)));
+                    return Err(Error::Scenario(format!(
+                        "invariant: task {t} on rq {cpu} has cpu {} state {:?}",
+                        self.w.tasks[t].cpu, self.w.tasks[t].state
+                    )));
                 }
             }
-            if members.len() != rq.nr_running || weight != rq.load_weight || rq.cfs_tasks.len() != rq.nr_running {
+            if members.len() != rq.nr_running
+                || weight != rq.load_weight
+                || rq.cfs_tasks.len() != rq.nr_running
+            {
                 return Err(Error::Scenario(format!(
                     "invariant: rq {cpu} nr_running {} but {} tasks ({} in cfs_tasks)",
                     rq.nr_running,
@@ -160,13 +179,18 @@ impl<'a> Engine<'a> {
                 )));
             }
             if rq.queue.windows(2).any(|w| w[0] > w[1]) {
-                return Err(Error::Scenario(format!("invariant: rq {cpu} queue out of vruntime order")));
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} queue out of vruntime order"
+                )));
             }
         }
         for (t, task) in self.w.tasks.iter().enumerate() {
             let expect = u32::from(task.state == TaskState::Runnable);
             if seen[t] != expect {
-                return Err(Error::Scenario(format!("invariant: task {t} ({:?}) is on {} runqueues", task.state, seen[t])));
+                return Err(Error::Scenario(format!(
+                    "invariant: task {t} ({:?}) is on {} runqueues",
+                    task.state, seen[t]
+                )));
             }
         }
         Ok(())
@@ -174,7 +198,11 @@ impl<'a> Engine<'a> {
 
     fn push(&mut self, t: Nanos, kind: EvKind) {
         self.seq += 1;
-        self.heap.push(Reverse(Ev { t, seq: self.seq, kind }));
+        self.heap.push(Reverse(Ev {
+            t,
+            seq: self.seq,
+            kind,
+        }));
     }
 
     fn fail(&mut self, e: Error) {
@@ -185,7 +213,10 @@ impl<'a> Engine<'a> {
 
     fn new_task(&mut self, program: usize, cpu: usize, parent: Option<TaskId>) -> Option<TaskId> {
         if self.w.tasks.len() >= self.limits.max_tasks {
-            self.fail(Error::Limit(format!("more than {} tasks", self.limits.max_tasks)));
+            self.fail(Error::Limit(format!(
+                "more than {} tasks",
+                self.limits.max_tasks
+            )));
             return None;
         }
         let id = self.w.tasks.len();
@@ -193,29 +224,9 @@ impl<'a> Engine<'a> {
             Some(p) => self.w.tasks[p].allowed,
             None => self.w.topo.all_cpus(),
         };
-        self.w.tasks.push(Task {
-            id,
-            state: TaskState::Blocked,
-            cpu,
-            weight: crate::sched::NICE_0_LOAD,
-            vruntime: 0,
-            sum_exec_runtime: 0,
-            prev_sum_exec_runtime: 0,
-            exec_start: self.w.now,
-            last_ran: 0,
-            avg: Default::default(),
-            allowed,
-            last_wakee: None,
-            wakee_flips: 0,
-            wakee_flip_decay_ts: 0,
-            recent_used_cpu: cpu,
-            nr_migrations: 0,
-            program,
-            pc: 0,
-            work_left: 0,
-            parent,
-            live_children: 0,
-        });
+        self.w
+            .tasks
+            .push(Task::new(id, cpu, allowed, program, parent, self.w.now));
         self.waiting_children.push(false);
         self.live_tasks += 1;
         if let Some(p) = parent {
@@ -234,7 +245,9 @@ impl<'a> Engine<'a> {
         }
         for i in 0..self.inst.initial.len() {
             let cpu = self.rng.below(n as u64) as usize;
-            let Some(t) = self.new_task(self.inst.initial[i], cpu, None) else { break };
+            let Some(t) = self.new_task(self.inst.initial[i], cpu, None) else {
+                break;
+            };
             self.w.enqueue_task(cpu, t, Enqueue::New);
             self.w.check_preempt_wakeup(cpu, t);
             self.trace_wakeup(t, cpu, true);
@@ -249,7 +262,10 @@ impl<'a> Engine<'a> {
                 ));
             };
             if ev.t < self.w.now {
-                return Err(Error::Scenario(format!("invariant: time went backwards from {} to {}", self.w.now, ev.t)));
+                return Err(Error::Scenario(format!(
+                    "invariant: time went backwards from {} to {}",
+                    self.w.now, ev.t
+                )));
             }
             if ev.t > max_ns {
                 return Err(Error::Limit(format!(
@@ -260,7 +276,10 @@ impl<'a> Engine<'a> {
             self.w.now = ev.t;
             events += 1;
             if events > self.limits.max_events {
-                return Err(Error::Limit(format!("more than {} simulation events", self.limits.max_events)));
+                return Err(Error::Limit(format!(
+                    "more than {} simulation events",
+                    self.limits.max_events
+                )));
             }
             match ev.kind {
                 EvKind::RunDone { cpu, gen } => {
@@ -292,7 +311,9 @@ impl<'a> Engine<'a> {
         let value = match self.inst.metric {
             crate::workload::Metric::ElapsedSeconds => {
                 let (Some(s), Some(e)) = (self.start, self.end) else {
-                    return Err(Error::Workload("the workload never started or stopped its clock".into()));
+                    return Err(Error::Workload(
+                        "the workload never started or stopped its clock".into(),
+                    ));
                 };
                 (e - s) as f64 / NSEC_PER_SEC as f64
             }
@@ -315,7 +336,9 @@ impl<'a> Engine<'a> {
                 self.active_load_balance(src, dst);
                 continue;
             }
-            let Some(cpu) = self.w.need_resched.first() else { break };
+            let Some(cpu) = self.w.need_resched.first() else {
+                break;
+            };
             self.w.need_resched.clear(cpu);
             self.schedule(cpu);
             if self.error.is_some() {
@@ -339,11 +362,16 @@ impl<'a> Engine<'a> {
     /// Recompute curr's rate and re-arm its completion event.
     fn refresh_rate(&mut self, cpu: usize) {
         self.account(cpu);
-        let Some(t) = self.w.rqs[cpu].curr else { return };
+        let Some(t) = self.w.rqs[cpu].curr else {
+            return;
+        };
         let fd = self.w.topo.cpus[cpu].freq_domain;
         let khz = self.w.policies[fd].cur_khz;
         let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
-        let busy = group.iter().filter(|&c| self.w.rqs[c].curr.is_some()).count();
+        let busy = group
+            .iter()
+            .filter(|&c| self.w.rqs[c].curr.is_some())
+            .count();
         let rate = self.w.topo.work_rate(cpu, khz, busy);
         let rq = &mut self.w.rqs[cpu];
         rq.rate = rate;
@@ -410,7 +438,11 @@ impl<'a> Engine<'a> {
         self.account(cpu);
         let prev = self.running[cpu];
         loop {
-            let next = if self.w.rqs[cpu].nr_running > 0 { self.w.pick_next_task(cpu) } else { None };
+            let next = if self.w.rqs[cpu].nr_running > 0 {
+                self.w.pick_next_task(cpu)
+            } else {
+                None
+            };
             let Some(t) = next else {
                 if self.w.newidle_balance(cpu) {
                     continue;
@@ -488,7 +520,9 @@ impl<'a> Engine<'a> {
             budget -= 1;
             if budget == 0 {
                 let name = self.inst.programs[prog].name.clone();
-                self.fail(Error::Workload(format!("program '{name}' loops without doing any work")));
+                self.fail(Error::Workload(format!(
+                    "program '{name}' loops without doing any work"
+                )));
                 return;
             }
             let pc = self.w.tasks[t].pc;
@@ -601,9 +635,13 @@ impl<'a> Engine<'a> {
 
     /// `wake_up_new_task()`: place with SD_BALANCE_FORK, enqueue, maybe preempt.
     fn wake_up_new_task(&mut self, parent: TaskId, cpu: usize, program: usize) {
-        let Some(child) = self.new_task(program, cpu, Some(parent)) else { return };
+        let Some(child) = self.new_task(program, cpu, Some(parent)) else {
+            return;
+        };
         self.w.counters.forks += 1;
-        let (target, _) = self.w.select_task_rq_fair(child, parent, cpu, WakeKind::Fork);
+        let (target, _) = self
+            .w
+            .select_task_rq_fair(child, parent, cpu, WakeKind::Fork);
         let target = self.fallback(child, target);
         self.w.tasks[child].cpu = target;
         self.w.tasks[child].recent_used_cpu = target;
@@ -625,14 +663,22 @@ impl<'a> Engine<'a> {
 
     /// `try_to_wake_up()`; `waker` is the task (and its CPU) that wakes `p`, None for a timer.
     fn try_to_wake_up(&mut self, p: TaskId, waker: Option<(TaskId, usize)>) {
-        if self.w.tasks[p].state == TaskState::Runnable || self.w.tasks[p].state == TaskState::Exited {
+        if self.w.tasks[p].state == TaskState::Runnable
+            || self.w.tasks[p].state == TaskState::Exited
+        {
             return;
         }
         self.w.counters.wakeups += 1;
         let prev = self.w.tasks[p].cpu;
         let (target, _path): (usize, Placement) = match waker {
-            Some((wk, wcpu)) => self.w.select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync: false }),
-            None => (self.w.select_idle_sibling(p, prev, prev), Placement::FastPath),
+            Some((wk, wcpu)) => {
+                self.w
+                    .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync: false })
+            }
+            None => (
+                self.w.select_idle_sibling(p, prev, prev),
+                Placement::FastPath,
+            ),
         };
         let target = self.fallback(p, target);
         let migrated = target != prev;
@@ -700,22 +746,42 @@ impl<'a> Engine<'a> {
 
     fn trace_switch(&mut self, cpu: usize, prev: Option<TaskId>, next: Option<TaskId>) {
         if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Switch { t: self.w.now, cpu, prev, next });
+            tr.push(TraceEvent::Switch {
+                t: self.w.now,
+                cpu,
+                prev,
+                next,
+            });
         }
     }
     fn trace_wakeup(&mut self, task: TaskId, cpu: usize, new: bool) {
         if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Wakeup { t: self.w.now, task, cpu, new });
+            tr.push(TraceEvent::Wakeup {
+                t: self.w.now,
+                task,
+                cpu,
+                new,
+            });
         }
     }
     fn trace_migrate(&mut self, task: TaskId, from: usize, to: usize, reason: MigrateReason) {
         if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Migrate { t: self.w.now, task, from, to, reason });
+            tr.push(TraceEvent::Migrate {
+                t: self.w.now,
+                task,
+                from,
+                to,
+                reason,
+            });
         }
     }
     fn trace_freq(&mut self, domain: usize) {
         if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Frequency { t: self.w.now, domain, khz: self.w.policies[domain].cur_khz });
+            tr.push(TraceEvent::Frequency {
+                t: self.w.now,
+                domain,
+                khz: self.w.policies[domain].cur_khz,
+            });
         }
     }
 }

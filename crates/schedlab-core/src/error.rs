@@ -15,7 +15,11 @@ pub enum Error {
     /// A scenario that does not parse or does not validate.
     Scenario(String),
     /// A name that is not one of the known presets, patches or scenarios.
-    Unknown { kind: &'static str, name: String, known: Vec<String> },
+    Unknown {
+        kind: &'static str,
+        name: String,
+        known: Vec<String>,
+    },
     /// A run exceeded one of the limits that keep the page responsive.
     Limit(String),
 }

@@ -83,8 +83,8 @@ pub struct Scenario {
 impl Scenario {
     /// Parses a scenario file; the error names the line and column.
     pub fn from_json(text: &str) -> Result<Scenario> {
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Error::Scenario(format!("not valid JSON: {e}")))?;
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::Scenario(format!("not valid JSON: {e}")))?;
         let version = v.get("version").and_then(|x| x.as_u64());
         if version != Some(SCENARIO_VERSION as u64) {
             return Err(Error::Scenario(format!(
@@ -137,10 +137,14 @@ pub struct Plan {
 impl Plan {
     pub fn new(scenario: &Scenario) -> Result<Plan> {
         if scenario.version != SCENARIO_VERSION {
-            return Err(Error::Scenario(format!("version must be {SCENARIO_VERSION}")));
+            return Err(Error::Scenario(format!(
+                "version must be {SCENARIO_VERSION}"
+            )));
         }
         if scenario.variants.is_empty() {
-            return Err(Error::Scenario("a scenario needs at least one variant".into()));
+            return Err(Error::Scenario(
+                "a scenario needs at least one variant".into(),
+            ));
         }
         if scenario.runs == 0 || scenario.runs > 1000 {
             return Err(Error::Scenario("runs must be 1 to 1000".into()));
@@ -148,7 +152,9 @@ impl Plan {
         let mut names: Vec<&str> = scenario.variants.iter().map(|v| v.name.as_str()).collect();
         names.sort_unstable();
         if names.windows(2).any(|w| w[0] == w[1]) || names.iter().any(|n| n.is_empty()) {
-            return Err(Error::Scenario("variant names must be unique and not empty".into()));
+            return Err(Error::Scenario(
+                "variant names must be unique and not empty".into(),
+            ));
         }
         let topo = Topology::build(&scenario.machine.spec()?)?;
         let mut variants = Vec::new();
@@ -156,7 +162,11 @@ impl Plan {
             let config = build_config(&v.baseline, &v.patches, v.config.as_ref(), v.governor)
                 .map_err(|e| Error::Config(format!("variant '{}': {e}", v.name)))?;
             let domains = SchedDomains::build(&topo, &config)?;
-            variants.push(PlannedVariant { name: v.name.clone(), config, domains });
+            variants.push(PlannedVariant {
+                name: v.name.clone(),
+                config,
+                domains,
+            });
         }
         let (param_name, specs) = match &scenario.sweep {
             Some(s) => {
@@ -168,15 +178,26 @@ impl Plan {
                     .iter()
                     .map(|&v| scenario.workload.with_param(&s.param, v))
                     .collect::<Result<Vec<WorkloadSpec>>>()?;
-                (s.param.clone(), specs.into_iter().zip(s.values.iter().copied()).collect::<Vec<_>>())
+                (
+                    s.param.clone(),
+                    specs
+                        .into_iter()
+                        .zip(s.values.iter().copied())
+                        .collect::<Vec<_>>(),
+                )
             }
             None => ("run".to_string(), vec![(scenario.workload.clone(), 0)]),
         };
         let params: Vec<u64> = specs.iter().map(|(_, v)| *v).collect();
-        let instances = specs.iter().map(|(w, _)| w.instantiate()).collect::<Result<Vec<_>>>()?;
+        let instances = specs
+            .iter()
+            .map(|(w, _)| w.instantiate())
+            .collect::<Result<Vec<_>>>()?;
         let total = variants.len() * params.len() * scenario.runs as usize;
         if total > MAX_RUNS {
-            return Err(Error::Limit(format!("the scenario has {total} runs; at most {MAX_RUNS}")));
+            return Err(Error::Limit(format!(
+                "the scenario has {total} runs; at most {MAX_RUNS}"
+            )));
         }
         Ok(Plan {
             metric: scenario.workload.metric(),
@@ -212,7 +233,10 @@ impl Plan {
     /// The seed of a run: the same for every variant of a (parameter, repetition), so variants are
     /// compared on the same random draws.
     pub fn run_seed(&self, param_index: usize, repetition: u32) -> u64 {
-        Rng::derive(self.scenario.seed, (param_index * self.scenario.runs as usize + repetition as usize) as u64)
+        Rng::derive(
+            self.scenario.seed,
+            (param_index * self.scenario.runs as usize + repetition as usize) as u64,
+        )
     }
 
     fn simulate(&self, index: usize, trace: bool) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
@@ -224,20 +248,37 @@ impl Plan {
         self.simulate_with(index, false, true).map(|(r, _)| r)
     }
 
-    fn simulate_with(&self, index: usize, trace: bool, check: bool) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
+    fn simulate_with(
+        &self,
+        index: usize,
+        trace: bool,
+        check: bool,
+    ) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
         if index >= self.len() {
-            return Err(Error::Scenario(format!("run {index} does not exist; the plan has {} runs", self.len())));
+            return Err(Error::Scenario(format!(
+                "run {index} does not exist; the plan has {} runs",
+                self.len()
+            )));
         }
         let (variant, param_index, repetition) = self.run_ref(index);
         let v = &self.variants[variant];
         let seed = self.run_seed(param_index, repetition);
         let world = World::new(self.topo.clone(), v.domains.clone(), v.config.clone());
-        let mut engine = Engine::new(world, &self.instances[param_index], seed, self.scenario.limits, trace);
+        let mut engine = Engine::new(
+            world,
+            &self.instances[param_index],
+            seed,
+            self.scenario.limits,
+            trace,
+        );
         if check {
             engine = engine.with_invariant_checks();
         }
         let out = engine.run().map_err(|e| match e {
-            Error::Limit(m) => Error::Limit(format!("run {index} ({}, {} {}): {m}", v.name, self.param_name, self.params[param_index])),
+            Error::Limit(m) => Error::Limit(format!(
+                "run {index} ({}, {} {}): {m}",
+                v.name, self.param_name, self.params[param_index]
+            )),
             other => other,
         })?;
         Ok((
@@ -264,7 +305,8 @@ impl Plan {
 
     /// Runs one simulation recording its scheduler events.
     pub fn run_traced(&self, index: usize) -> Result<(RunResult, Vec<TraceEvent>)> {
-        self.simulate(index, true).map(|(r, t)| (r, t.unwrap_or_default()))
+        self.simulate(index, true)
+            .map(|(r, t)| (r, t.unwrap_or_default()))
     }
 
     /// Names of run `index`'s tasks by id (the program each runs), for traces.
@@ -273,7 +315,11 @@ impl Plan {
         let inst = &self.instances[param_index];
         // Task ids follow creation order: the initial tasks, then each Fork as the programs run.
         // sysbench-like programs fork from the first task only, so the order is the program's.
-        let mut names: Vec<String> = inst.initial.iter().map(|&p| inst.programs[p].name.clone()).collect();
+        let mut names: Vec<String> = inst
+            .initial
+            .iter()
+            .map(|&p| inst.programs[p].name.clone())
+            .collect();
         for &p in &inst.initial {
             for op in &inst.programs[p].ops {
                 if let crate::workload::Op::Fork(child) = op {
@@ -288,14 +334,22 @@ impl Plan {
     pub fn table(&self, results: &[RunResult]) -> ComparisonTable {
         let nv = self.variants.len();
         let runs = self.scenario.runs as usize;
-        let mut slots: Vec<Vec<Vec<Option<f64>>>> = vec![vec![vec![None; runs]; nv]; self.params.len()];
+        let mut slots: Vec<Vec<Vec<Option<f64>>>> =
+            vec![vec![vec![None; runs]; nv]; self.params.len()];
         for r in results {
-            if r.param_index < self.params.len() && r.variant < nv && (r.repetition as usize) < runs {
+            if r.param_index < self.params.len() && r.variant < nv && (r.repetition as usize) < runs
+            {
                 slots[r.param_index][r.variant][r.repetition as usize] = Some(r.value);
             }
         }
-        let values: Vec<Vec<Vec<f64>>> =
-            slots.into_iter().map(|p| p.into_iter().map(|v| v.into_iter().flatten().collect()).collect()).collect();
+        let values: Vec<Vec<Vec<f64>>> = slots
+            .into_iter()
+            .map(|p| {
+                p.into_iter()
+                    .map(|v| v.into_iter().flatten().collect())
+                    .collect()
+            })
+            .collect();
         let names: Vec<String> = self.variants.iter().map(|v| v.name.clone()).collect();
         ComparisonTable::build(
             &self.scenario.name,
@@ -312,6 +366,8 @@ impl Plan {
 
     /// The sched-domain hierarchy a variant builds on this machine.
     pub fn domains_view(&self, variant: usize) -> DomainsView {
-        self.variants[variant.min(self.variants.len() - 1)].domains.view(&self.topo)
+        self.variants[variant.min(self.variants.len() - 1)]
+            .domains
+            .view(&self.topo)
     }
 }

@@ -167,7 +167,10 @@ impl KernelConfig {
 
     pub fn validate(&self) -> Result<()> {
         if !(100..=1000).contains(&self.hz) {
-            return Err(Error::Config(format!("hz must be 100 to 1000, not {}", self.hz)));
+            return Err(Error::Config(format!(
+                "hz must be 100 to 1000, not {}",
+                self.hz
+            )));
         }
         if self.busy_factor == 0 || self.busy_factor > 64 {
             return Err(Error::Config("busy_factor must be 1 to 64".into()));
@@ -178,18 +181,26 @@ impl KernelConfig {
         for (name, v) in [
             ("sched_latency_ns", self.sched_latency_ns),
             ("sched_min_granularity_ns", self.sched_min_granularity_ns),
-            ("sched_wakeup_granularity_ns", self.sched_wakeup_granularity_ns),
+            (
+                "sched_wakeup_granularity_ns",
+                self.sched_wakeup_granularity_ns,
+            ),
         ] {
             if v == 0 || v > 1_000_000_000 {
                 return Err(Error::Config(format!("{name} must be 1 ns to 1 s")));
             }
         }
-        if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000 {
-            return Err(Error::Config("sched_migration_cost_ns and schedutil_rate_limit_us must be at most 1 s".into()));
+        if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000
+        {
+            return Err(Error::Config(
+                "sched_migration_cost_ns and schedutil_rate_limit_us must be at most 1 s".into(),
+            ));
         }
         if let Some(ap) = &self.asym_packing {
             if ap.levels.is_empty() {
-                return Err(Error::Config("asym_packing lists no levels; use null to turn it off".into()));
+                return Err(Error::Config(
+                    "asym_packing lists no levels; use null to turn it off".into(),
+                ));
             }
         }
         Ok(())
@@ -204,16 +215,28 @@ pub struct Baseline {
 }
 
 pub const BASELINES: &[Baseline] = &[
-    Baseline { name: "v4.16", summary: "arm64 mainline of March 2018: capacity-blind", config: KernelConfig::v4_16 },
-    Baseline { name: "v6.8", summary: "capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY)", config: KernelConfig::v6_8 },
+    Baseline {
+        name: "v4.16",
+        summary: "arm64 mainline of March 2018: capacity-blind",
+        config: KernelConfig::v4_16,
+    },
+    Baseline {
+        name: "v6.8",
+        summary: "capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY)",
+        config: KernelConfig::v6_8,
+    },
 ];
 
 pub fn baseline(name: &str) -> Result<KernelConfig> {
-    BASELINES.iter().find(|b| b.name == name).map(|b| (b.config)()).ok_or_else(|| Error::Unknown {
-        kind: "baseline kernel",
-        name: name.into(),
-        known: BASELINES.iter().map(|b| b.name.to_string()).collect(),
-    })
+    BASELINES
+        .iter()
+        .find(|b| b.name == name)
+        .map(|b| (b.config)())
+        .ok_or_else(|| Error::Unknown {
+            kind: "baseline kernel",
+            name: name.into(),
+            known: BASELINES.iter().map(|b| b.name.to_string()).collect(),
+        })
 }
 
 /// A named change to a [`KernelConfig`], with where it comes from.
@@ -239,11 +262,14 @@ pub const PATCHES: &[Patch] = &[Patch {
 }];
 
 pub fn patch(name: &str) -> Result<&'static Patch> {
-    PATCHES.iter().find(|p| p.name == name).ok_or_else(|| Error::Unknown {
-        kind: "patch",
-        name: name.into(),
-        known: PATCHES.iter().map(|p| p.name.to_string()).collect(),
-    })
+    PATCHES
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| Error::Unknown {
+            kind: "patch",
+            name: name.into(),
+            known: PATCHES.iter().map(|p| p.name.to_string()).collect(),
+        })
 }
 
 /// RFC 7386 JSON merge patch: objects merge key by key, `null` removes, anything else replaces.
@@ -255,7 +281,9 @@ fn merge(target: &mut Value, patch: &Value) {
                     // A config field set to null means "off" for Option fields; keep the key so
                     // deserialization sees None rather than a missing field.
                     t.insert(k.clone(), Value::Null);
-                } else if let Some(existing) = t.get_mut(k).filter(|e| e.is_object() && v.is_object()) {
+                } else if let Some(existing) =
+                    t.get_mut(k).filter(|e| e.is_object() && v.is_object())
+                {
                     merge(existing, v);
                 } else {
                     t.insert(k.clone(), v.clone());
@@ -269,11 +297,14 @@ fn merge(target: &mut Value, patch: &Value) {
 /// Applies a merge patch to a config; the error names the patch and the field serde rejected.
 pub fn apply_changes(config: &KernelConfig, changes: &Value, what: &str) -> Result<KernelConfig> {
     if !changes.is_object() {
-        return Err(Error::Config(format!("{what}: changes must be a JSON object")));
+        return Err(Error::Config(format!(
+            "{what}: changes must be a JSON object"
+        )));
     }
     let mut v = serde_json::to_value(config).map_err(|e| Error::Config(e.to_string()))?;
     merge(&mut v, changes);
-    let c: KernelConfig = serde_json::from_value(v).map_err(|e| Error::Config(format!("{what}: {e}")))?;
+    let c: KernelConfig =
+        serde_json::from_value(v).map_err(|e| Error::Config(format!("{what}: {e}")))?;
     c.validate()?;
     Ok(c)
 }
@@ -289,7 +320,8 @@ pub fn build_config(
     let mut c = baseline(baseline_name)?;
     for name in patches {
         let p = patch(name)?;
-        let changes: Value = serde_json::from_str(p.changes).expect("built-in patches are valid JSON");
+        let changes: Value =
+            serde_json::from_str(p.changes).expect("built-in patches are valid JSON");
         c = apply_changes(&c, &changes, &format!("patch '{name}'"))?;
     }
     if let Some(o) = overrides {
@@ -306,7 +338,13 @@ mod tests {
 
     #[test]
     fn the_dynamiq_patch_turns_on_asym_packing_at_mc_by_capacity() {
-        let c = build_config("v4.16", &["dynamiq-asym-packing".into()], None, Governor::Performance).unwrap();
+        let c = build_config(
+            "v4.16",
+            &["dynamiq-asym-packing".into()],
+            None,
+            Governor::Performance,
+        )
+        .unwrap();
         let ap = c.asym_packing.unwrap();
         assert_eq!(ap.levels, vec![SdLevel::MC]);
         assert_eq!(ap.priority, AsymPriority::CpuCapacity);
@@ -326,7 +364,13 @@ mod tests {
     #[test]
     fn overrides_merge_and_null_turns_an_option_off() {
         let o: Value = serde_json::from_str(r#"{"hz": 1000, "asym_packing": null}"#).unwrap();
-        let c = build_config("v4.16", &["dynamiq-asym-packing".into()], Some(&o), Governor::Schedutil).unwrap();
+        let c = build_config(
+            "v4.16",
+            &["dynamiq-asym-packing".into()],
+            Some(&o),
+            Governor::Schedutil,
+        )
+        .unwrap();
         assert_eq!(c.hz, 1000);
         assert!(c.asym_packing.is_none());
     }
@@ -334,11 +378,16 @@ mod tests {
     #[test]
     fn bad_overrides_name_the_problem() {
         let o: Value = serde_json::from_str(r#"{"hzz": 1000}"#).unwrap();
-        let e = build_config("v4.16", &[], Some(&o), Governor::Schedutil).unwrap_err().to_string();
+        let e = build_config("v4.16", &[], Some(&o), Governor::Schedutil)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("hzz"), "{e}");
         let o: Value = serde_json::from_str(r#"{"hz": 7}"#).unwrap();
         assert!(build_config("v4.16", &[], Some(&o), Governor::Schedutil).is_err());
-        assert!(build_config("v9.9", &[], None, Governor::Schedutil).unwrap_err().to_string().contains("v4.16"));
+        assert!(build_config("v9.9", &[], None, Governor::Schedutil)
+            .unwrap_err()
+            .to_string()
+            .contains("v4.16"));
         assert!(build_config("v4.16", &["nope".into()], None, Governor::Schedutil).is_err());
     }
 }

@@ -23,10 +23,10 @@ pub const PELT_MIN_DIVIDER: u64 = LOAD_AVG_MAX - 1024;
 
 /// `runnable_avg_yN_inv[n]` = y^n * 2^32, as Documentation/scheduler/sched-pelt.c generates it.
 pub const RUNNABLE_AVG_YN_INV: [u32; 32] = [
-    0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796, 0xd744fcc9,
-    0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46, 0xb504f333, 0xb123f581,
-    0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9, 0x9837f050, 0x94f4efa8, 0x91c3d373,
-    0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
+    0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796,
+    0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46,
+    0xb504f333, 0xb123f581, 0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9,
+    0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
 ];
 
 /// `struct sched_avg`.
@@ -86,7 +86,14 @@ impl SchedAvg {
     }
 
     /// `accumulate_sum()`; `delta` in 1024 ns units. Returns the number of periods crossed.
-    fn accumulate_sum(&mut self, delta: u64, load: u64, runnable: u64, running: bool, scale: Scale) -> u64 {
+    fn accumulate_sum(
+        &mut self,
+        delta: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        scale: Scale,
+    ) -> u64 {
         let mut contrib = delta; // periods == 0 -> delta < 1024
         let delta = delta + self.period_contrib;
         let periods = delta / 1024;
@@ -122,7 +129,14 @@ impl SchedAvg {
 
     /// `___update_load_sum()`: accumulate from `last_update_time` to `now` (ns) with the inputs that
     /// held over that time. Returns true when a period boundary was crossed (the averages are due).
-    pub fn update_load_sum(&mut self, now: u64, load: u64, runnable: u64, running: bool, scale: Scale) -> bool {
+    pub fn update_load_sum(
+        &mut self,
+        now: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        scale: Scale,
+    ) -> bool {
         if now < self.last_update_time {
             self.last_update_time = now;
             return false;
@@ -132,7 +146,11 @@ impl SchedAvg {
             return false;
         }
         self.last_update_time += delta << 10;
-        let (runnable, running) = if load == 0 { (0, false) } else { (runnable, running) };
+        let (runnable, running) = if load == 0 {
+            (0, false)
+        } else {
+            (runnable, running)
+        };
         self.accumulate_sum(delta, load, runnable, running, scale) > 0
     }
 
@@ -145,7 +163,15 @@ impl SchedAvg {
     }
 
     /// Both steps, as `__update_load_avg_se()` / `__update_load_avg_cfs_rq()` do.
-    pub fn update(&mut self, now: u64, weight: u64, load: u64, runnable: u64, running: bool, scale: Scale) -> bool {
+    pub fn update(
+        &mut self,
+        now: u64,
+        weight: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        scale: Scale,
+    ) -> bool {
         if self.update_load_sum(now, load, runnable, running, scale) {
             self.update_load_avg(weight);
             true
@@ -233,7 +259,11 @@ mod tests {
         let mut clk = ClockPelt::default();
         for t in 1..=ms {
             clk.update(t * 1_000_000, true, clock_rate.0, clock_rate.1);
-            let now = if scale == Scale::Time { clk.now() } else { t * 1_000_000 };
+            let now = if scale == Scale::Time {
+                clk.now()
+            } else {
+                t * 1_000_000
+            };
             sa.update(now, 1024, 1, 1, true, scale);
         }
         sa
@@ -248,7 +278,10 @@ mod tests {
         for ms in [4u64, 8, 16, 32, 64, 100, 200, 345] {
             let got = run_for(ms, Scale::Time, (1024, 1024)).util_avg as f64;
             let ideal = 1024.0 * (1.0 - y.powf(ms as f64 / 1.024));
-            assert!(got >= ideal * 0.97 - 2.0 && got <= ideal * 1.025 + 2.0, "{ms} ms: {got} vs {ideal}");
+            assert!(
+                got >= ideal * 0.97 - 2.0 && got <= ideal * 1.025 + 2.0,
+                "{ms} ms: {got} vs {ideal}"
+            );
         }
         let sat = run_for(1000, Scale::Time, (1024, 1024));
         assert!((1018..=1024).contains(&sat.util_avg), "{}", sat.util_avg);
@@ -259,7 +292,14 @@ mod tests {
     #[test]
     fn invariance_styles_differ_on_a_little_cpu() {
         // capacity 462 at max frequency: scaling contributions caps util at ~462 (pre-v5.1)...
-        let old = run_for(1000, Scale::Contribution { freq: 1024, cpu: 462 }, (1024, 1024));
+        let old = run_for(
+            1000,
+            Scale::Contribution {
+                freq: 1024,
+                cpu: 462,
+            },
+            (1024, 1024),
+        );
         assert!((455..=462).contains(&old.util_avg), "{}", old.util_avg);
         // ...scaling time lets it reach ~1024, more slowly (v5.1+).
         let new_early = run_for(100, Scale::Time, (462, 1024));
@@ -273,7 +313,12 @@ mod tests {
         let mut sa = run_for(200, Scale::Time, (1024, 1024));
         let before = sa.util_avg;
         sa.update(200_000_000 + 32 * 1_024_000, 1024, 0, 0, false, Scale::Time);
-        assert!((sa.util_avg as i64 - before as i64 / 2).abs() <= 8, "{} vs {}", sa.util_avg, before);
+        assert!(
+            (sa.util_avg as i64 - before as i64 / 2).abs() <= 8,
+            "{} vs {}",
+            sa.util_avg,
+            before
+        );
     }
 
     #[test]

@@ -15,18 +15,23 @@ pub struct BuiltinScenario {
 pub const BUILTIN: &[BuiltinScenario] = &[BuiltinScenario {
     name: "hikey960-asym-packing",
     title: "E1: SD_ASYM_PACKING for DynamIQ on HiKey960",
-    summary: "sysbench-cpu, 1-8 threads, on HiKey960 CPUs in one DynamIQ MC domain: mainline places \
+    summary:
+        "sysbench-cpu, 1-8 threads, on HiKey960 CPUs in one DynamIQ MC domain: mainline places \
               threads on big or little CPUs by chance; with SD_ASYM_PACKING at MC and priority = \
               capacity, idle big CPUs pull the work from little ones.",
     build: e1,
 }];
 
 pub fn builtin(name: &str) -> Result<Scenario> {
-    BUILTIN.iter().find(|b| b.name == name).map(|b| (b.build)()).ok_or_else(|| Error::Unknown {
-        kind: "scenario",
-        name: name.into(),
-        known: BUILTIN.iter().map(|b| b.name.to_string()).collect(),
-    })
+    BUILTIN
+        .iter()
+        .find(|b| b.name == name)
+        .map(|b| (b.build)())
+        .ok_or_else(|| Error::Unknown {
+            kind: "scenario",
+            name: name.into(),
+            known: BUILTIN.iter().map(|b| b.name.to_string()).collect(),
+        })
 }
 
 /// E1 (arm64 "support DynamIQ cluster" RFC, March 2018): time for sysbench-cpu's 10000 events.

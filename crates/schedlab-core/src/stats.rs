@@ -23,12 +23,27 @@ impl Summary {
         }
         let n = values.len();
         let mean = values.iter().sum::<f64>() / n as f64;
-        let var = if n > 1 { values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+        let var = if n > 1 {
+            values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
         let stddev = var.sqrt();
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let spread_pct = if mean != 0.0 { stddev / mean * 100.0 } else { 0.0 };
-        Some(Summary { n, mean, stddev, spread_pct, min, max })
+        let spread_pct = if mean != 0.0 {
+            stddev / mean * 100.0
+        } else {
+            0.0
+        };
+        Some(Summary {
+            n,
+            mean,
+            stddev,
+            spread_pct,
+            min,
+            max,
+        })
     }
 }
 

@@ -58,7 +58,9 @@ impl ComparisonTable {
             let base = Summary::of(&values[pi][0]);
             let mut cells = Vec::new();
             for (vi, name) in variants.iter().enumerate() {
-                let Some(s) = Summary::of(&values[pi][vi]) else { continue };
+                let Some(s) = Summary::of(&values[pi][vi]) else {
+                    continue;
+                };
                 let diff_pct = match (vi, base) {
                     (0, _) | (_, None) => None,
                     (_, Some(b)) if b.mean != 0.0 => Some((s.mean - b.mean) / b.mean * 100.0),
@@ -99,7 +101,11 @@ impl ComparisonTable {
             self.scenario,
             self.metric,
             self.unit,
-            if self.higher_is_better { "higher" } else { "lower" },
+            if self.higher_is_better {
+                "higher"
+            } else {
+                "lower"
+            },
             self.seed
         );
         let mut head1 = format!("{:>8} ", "");
@@ -107,7 +113,10 @@ impl ComparisonTable {
         for (i, v) in self.variants.iter().enumerate() {
             let w = if i == 0 { W } else { W + 9 };
             head1.push_str(&format!("| {:<w$}", v));
-            head2.push_str(&format!("| {:>9} {:>8} {:>9} {:>9} ", "mean", "+-%", "min", "max"));
+            head2.push_str(&format!(
+                "| {:>9} {:>8} {:>9} {:>9} ",
+                "mean", "+-%", "min", "max"
+            ));
             if i > 0 {
                 head2.push_str(&format!("{:>8} ", "diff"));
             }
@@ -132,7 +141,11 @@ impl ComparisonTable {
                             }
                         }
                     }
-                    None => line.push_str(&format!("| {:<w$}", "(no runs)", w = if i == 0 { W } else { W + 9 })),
+                    None => line.push_str(&format!(
+                        "| {:<w$}",
+                        "(no runs)",
+                        w = if i == 0 { W } else { W + 9 }
+                    )),
                 }
             }
             s.push_str(line.trim_end());
@@ -143,7 +156,10 @@ impl ComparisonTable {
 
     /// One line per (param, variant) cell; the runs joined with ';'.
     pub fn to_csv(&self) -> String {
-        let mut s = format!("{},variant,mean,stddev,spread_pct,min,max,diff_pct,runs\n", self.param_name);
+        let mut s = format!(
+            "{},variant,mean,stddev,spread_pct,min,max,diff_pct,runs\n",
+            self.param_name
+        );
         for row in &self.rows {
             for c in &row.cells {
                 let runs: Vec<String> = c.runs.iter().map(|r| r.to_string()).collect();
@@ -180,14 +196,20 @@ mod tests {
             1,
             &variants,
             &[1, 2],
-            &[vec![vec![10.0, 12.0], vec![8.0, 8.0]], vec![vec![5.0], vec![]]],
+            &[
+                vec![vec![10.0, 12.0], vec![8.0, 8.0]],
+                vec![vec![5.0], vec![]],
+            ],
         )
     }
 
     #[test]
     fn diff_is_against_the_first_variant_and_empty_cells_are_left_out() {
         let t = table();
-        assert_eq!(t.rows[0].cells[1].diff_pct, Some((8.0 - 11.0) / 11.0 * 100.0));
+        assert_eq!(
+            t.rows[0].cells[1].diff_pct,
+            Some((8.0 - 11.0) / 11.0 * 100.0)
+        );
         assert_eq!(t.rows[0].cells[0].diff_pct, None);
         assert_eq!(t.rows[1].cells.len(), 1);
     }

@@ -130,7 +130,10 @@ pub struct FreqDomain {
 impl FreqDomain {
     /// The highest non-turbo OPP: the frequency at which a CPU delivers its `capacity_orig`.
     pub fn reference_khz(&self) -> u32 {
-        *self.opps_khz.last().expect("validated: OPP table is never empty")
+        *self
+            .opps_khz
+            .last()
+            .expect("validated: OPP table is never empty")
     }
     pub fn min_khz(&self) -> u32 {
         self.opps_khz[0]
@@ -202,7 +205,10 @@ impl Topology {
         let c = &self.cpus[cpu];
         let group = &self.smt_groups[c.smt_group];
         let k = busy_siblings_in_group.max(1);
-        let tp = *group.throughput.get(k - 1).unwrap_or_else(|| group.throughput.last().unwrap()) as u64;
+        let tp = *group
+            .throughput
+            .get(k - 1)
+            .unwrap_or_else(|| group.throughput.last().unwrap()) as u64;
         let reference = self.freq_domains[c.freq_domain].reference_khz() as u64;
         let rate = crate::units::WORK_SCALE as u128
             * c.capacity_orig as u128
@@ -223,9 +229,16 @@ impl Topology {
         let mut clusters = Vec::new();
         let mut freq_domains: Vec<FreqDomain> = Vec::new();
         let mut next_id = 0usize;
-        let nr_packages = spec.clusters.iter().map(|c| c.package as usize + 1).max().unwrap_or(1);
+        let nr_packages = spec
+            .clusters
+            .iter()
+            .map(|c| c.package as usize + 1)
+            .max()
+            .unwrap_or(1);
         if nr_packages > MAX_CPUS {
-            return Err(Error::Topology(format!("package numbers must be below {MAX_CPUS}")));
+            return Err(Error::Topology(format!(
+                "package numbers must be below {MAX_CPUS}"
+            )));
         }
         let mut packages = vec![CpuMask::EMPTY; nr_packages];
         for (ci, cl) in spec.clusters.iter().enumerate() {
@@ -234,14 +247,20 @@ impl Topology {
                 return Err(Error::Topology(format!("{who} has no cores")));
             }
             if cl.threads_per_core == 0 || cl.threads_per_core > 8 {
-                return Err(Error::Topology(format!("{who}: threads_per_core must be 1 to 8")));
+                return Err(Error::Topology(format!(
+                    "{who}: threads_per_core must be 1 to 8"
+                )));
             }
             let nthreads = cl.cores as usize * cl.threads_per_core as usize;
             if next_id + nthreads > MAX_CPUS || cpus.len() + nthreads > MAX_CPUS {
-                return Err(Error::Topology(format!("the machine has more than {MAX_CPUS} CPUs")));
+                return Err(Error::Topology(format!(
+                    "the machine has more than {MAX_CPUS} CPUs"
+                )));
             }
             if cl.capacity_orig == 0 || cl.capacity_orig > 1024 {
-                return Err(Error::Topology(format!("{who}: capacity_orig must be 1 to 1024")));
+                return Err(Error::Topology(format!(
+                    "{who}: capacity_orig must be 1 to 1024"
+                )));
             }
             if cl.opps_mhz.is_empty() {
                 return Err(Error::Topology(format!("{who} has an empty OPP table")));
@@ -249,7 +268,9 @@ impl Topology {
             let mut opps_khz: Vec<u32> = Vec::with_capacity(cl.opps_mhz.len());
             for &mhz in &cl.opps_mhz {
                 if mhz == 0 || mhz > 20_000 {
-                    return Err(Error::Topology(format!("{who}: OPP {mhz} MHz is out of range (1 to 20000)")));
+                    return Err(Error::Topology(format!(
+                        "{who}: OPP {mhz} MHz is out of range (1 to 20000)"
+                    )));
                 }
                 opps_khz.push(mhz * 1000);
             }
@@ -305,9 +326,15 @@ impl Topology {
                 )));
             }
             if cl.smt_throughput.iter().any(|&t| t == 0 || t > 1024) {
-                return Err(Error::Topology(format!("{who}: smt_throughput entries must be 1 to 1024")));
+                return Err(Error::Topology(format!(
+                    "{who}: smt_throughput entries must be 1 to 1024"
+                )));
             }
-            let throughput = if cl.smt_throughput.is_empty() { vec![1024] } else { cl.smt_throughput.clone() };
+            let throughput = if cl.smt_throughput.is_empty() {
+                vec![1024]
+            } else {
+                cl.smt_throughput.clone()
+            };
             let mut cluster_mask = CpuMask::EMPTY;
             let mut cluster_fd: Option<usize> = None;
             for core in 0..cl.cores as usize {
@@ -317,7 +344,9 @@ impl Topology {
                 let core_ids = &ids[core * tpc..(core + 1) * tpc];
                 for &id in core_ids {
                     if id >= MAX_CPUS {
-                        return Err(Error::Topology(format!("{who}: CPU id {id} is out of range")));
+                        return Err(Error::Topology(format!(
+                            "{who}: CPU id {id} is out of range"
+                        )));
                     }
                     core_mask.set(id);
                 }
@@ -325,7 +354,7 @@ impl Topology {
                     FreqDomainSpan::Core => Some(freq_domains.len()),
                     _ => None,
                 };
-                if let Some(_) = core_fd {
+                if core_fd.is_some() {
                     freq_domains.push(FreqDomain {
                         cpus: core_mask,
                         package: cl.package as usize,
@@ -339,7 +368,10 @@ impl Topology {
                     for &t in g {
                         gmask.set(core_ids[t as usize]);
                     }
-                    smt_groups.push(SmtGroup { cpus: gmask, throughput: throughput.clone() });
+                    smt_groups.push(SmtGroup {
+                        cpus: gmask,
+                        throughput: throughput.clone(),
+                    });
                     for &t in g {
                         let id = core_ids[t as usize];
                         if cpus.len() <= id {
@@ -399,7 +431,9 @@ impl Topology {
             }
         }
         if packages.iter().any(|p| p.is_empty()) {
-            return Err(Error::Topology("package numbers must be 0..N-1 with no gaps".into()));
+            return Err(Error::Topology(
+                "package numbers must be 0..N-1 with no gaps".into(),
+            ));
         }
         if dense.iter().all(|c| c.capacity_orig != 1024) {
             return Err(Error::Topology(
@@ -407,7 +441,15 @@ impl Topology {
                     .into(),
             ));
         }
-        Ok(Topology { spec: spec.clone(), cpus: dense, cores, smt_groups, clusters, packages, freq_domains })
+        Ok(Topology {
+            spec: spec.clone(),
+            cpus: dense,
+            cores,
+            smt_groups,
+            clusters,
+            packages,
+            freq_domains,
+        })
     }
 }
 
@@ -417,7 +459,9 @@ impl Topology {
 pub fn normalize_cpu_capacity(dmips_mhz_and_max_khz: &[(u64, u64)]) -> Vec<u32> {
     let raw: Vec<u64> = dmips_mhz_and_max_khz.iter().map(|(d, f)| d * f).collect();
     let max = raw.iter().copied().max().unwrap_or(1).max(1);
-    raw.iter().map(|r| (r * SCHED_CAPACITY_SCALE / max) as u32).collect()
+    raw.iter()
+        .map(|r| (r * SCHED_CAPACITY_SCALE / max) as u32)
+        .collect()
 }
 
 #[cfg(test)]
@@ -427,7 +471,10 @@ mod tests {
     #[test]
     fn hikey960_capacity_comes_from_the_device_tree_values() {
         // hi3660.dtsi: capacity-dmips-mhz 592 (A53) and 1024 (A73); max OPPs 1844 and 2362 MHz.
-        assert_eq!(normalize_cpu_capacity(&[(592, 1_844_000), (1024, 2_362_000)]), vec![462, 1024]);
+        assert_eq!(
+            normalize_cpu_capacity(&[(592, 1_844_000), (1024, 2_362_000)]),
+            vec![462, 1024]
+        );
         // The binding document's own example: 578 x 850 / 1100 -> 446.
         assert_eq!(normalize_cpu_capacity(&[(578, 850), (1024, 1100)])[0], 446);
     }
@@ -488,7 +535,9 @@ mod tests {
     fn invalid_machines_are_errors_not_panics() {
         let mut spec = presets::preset("hikey960").unwrap();
         spec.clusters[0].opps_mhz.clear();
-        assert!(matches!(Topology::build(&spec), Err(Error::Topology(m)) if m.contains("empty OPP")));
+        assert!(
+            matches!(Topology::build(&spec), Err(Error::Topology(m)) if m.contains("empty OPP"))
+        );
         let mut spec = presets::preset("hikey960").unwrap();
         spec.clusters[1].cpu_ids = Some(vec![0, 1, 2, 3]);
         assert!(Topology::build(&spec).is_err());

@@ -29,11 +29,27 @@ pub struct Counters {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum TraceEvent {
     /// `sched_switch`: `next` (None = idle) starts on `cpu`.
-    Switch { t: u64, cpu: usize, prev: Option<usize>, next: Option<usize> },
+    Switch {
+        t: u64,
+        cpu: usize,
+        prev: Option<usize>,
+        next: Option<usize>,
+    },
     /// `sched_migrate_task`.
-    Migrate { t: u64, task: usize, from: usize, to: usize, reason: MigrateReason },
+    Migrate {
+        t: u64,
+        task: usize,
+        from: usize,
+        to: usize,
+        reason: MigrateReason,
+    },
     /// `sched_wakeup` / `sched_wakeup_new`.
-    Wakeup { t: u64, task: usize, cpu: usize, new: bool },
+    Wakeup {
+        t: u64,
+        task: usize,
+        cpu: usize,
+        new: bool,
+    },
     /// A frequency domain changed frequency.
     Frequency { t: u64, domain: usize, khz: u32 },
 }
@@ -55,7 +71,8 @@ pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
         Some(t) => (names.get(t).map(String::as_str).unwrap_or("task"), t + 1),
         None => ("<idle>", 0),
     };
-    let mut s = String::from("# tracer: nop\n#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
+    let mut s =
+        String::from("# tracer: nop\n#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
     for e in events {
         let line = match *e {
             TraceEvent::Switch { t, cpu, prev, next } => {
@@ -70,10 +87,25 @@ pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
                 let (c, p) = comm(Some(task));
                 format!(
                     "{:>16}-{:<7} [{:03}] {:>12.6}: {}: comm={c} pid={p} prio=120 target_cpu={:03}",
-                    c, p, cpu, t as f64 / 1e9, if new { "sched_wakeup_new" } else { "sched_wakeup" }, cpu
+                    c,
+                    p,
+                    cpu,
+                    t as f64 / 1e9,
+                    if new {
+                        "sched_wakeup_new"
+                    } else {
+                        "sched_wakeup"
+                    },
+                    cpu
                 )
             }
-            TraceEvent::Migrate { t, task, from, to, reason } => {
+            TraceEvent::Migrate {
+                t,
+                task,
+                from,
+                to,
+                reason,
+            } => {
                 let (c, p) = comm(Some(task));
                 format!(
                     "{:>16}-{:<7} [{:03}] {:>12.6}: sched_migrate_task: comm={c} pid={p} prio=120 orig_cpu={from} dest_cpu={to} reason={reason:?}",
@@ -82,7 +114,10 @@ pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
             }
             TraceEvent::Frequency { t, domain, khz } => format!(
                 "{:>16}-{:<7} [{:03}] {:>12.6}: cpu_frequency: state={khz} cpu_id={domain}",
-                "<idle>", 0, domain, t as f64 / 1e9
+                "<idle>",
+                0,
+                domain,
+                t as f64 / 1e9
             ),
         };
         s.push_str(&line);

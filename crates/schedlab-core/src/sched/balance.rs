@@ -157,7 +157,9 @@ impl World {
 
     /// `is_core_idle()`: every SMT sibling of `cpu` is idle.
     fn is_core_idle(&self, cpu: usize) -> bool {
-        self.topo.cores[self.topo.cpus[cpu].core].iter().all(|c| c == cpu || self.idle_cpu(c))
+        self.topo.cores[self.topo.cpus[cpu].core]
+            .iter()
+            .all(|c| c == cpu || self.idle_cpu(c))
     }
 
     /// `sched_asym()` (v6.8).
@@ -173,7 +175,13 @@ impl World {
     }
 
     /// `update_sg_lb_stats()`. Returns whether a CPU had more than one task (SG_OVERLOAD).
-    fn update_sg_lb_stats(&self, env: &LbEnv, group: usize, local_group: bool, sgs: &mut SgStats) -> bool {
+    fn update_sg_lb_stats(
+        &self,
+        env: &LbEnv,
+        group: usize,
+        local_group: bool,
+        sgs: &mut SgStats,
+    ) -> bool {
         let dom = &self.sd.domains[env.sd];
         let g = &dom.groups[group];
         let mut overload = false;
@@ -195,11 +203,11 @@ impl World {
             if local_group {
                 continue;
             }
-            if dom.has(SD_ASYM_CPUCAPACITY) {
-                if sgs.group_misfit_task_load < self.rqs[i].misfit_task_load {
-                    sgs.group_misfit_task_load = self.rqs[i].misfit_task_load;
-                    overload = true;
-                }
+            if dom.has(SD_ASYM_CPUCAPACITY)
+                && sgs.group_misfit_task_load < self.rqs[i].misfit_task_load
+            {
+                sgs.group_misfit_task_load = self.rqs[i].misfit_task_load;
+                overload = true;
             }
         }
         sgs.group_capacity = g.capacity;
@@ -229,7 +237,13 @@ impl World {
     }
 
     /// `update_sd_pick_busiest()` (v6.8).
-    fn update_sd_pick_busiest(&self, env: &LbEnv, sds: &SdLbStats, group: usize, sgs: &SgStats) -> bool {
+    fn update_sd_pick_busiest(
+        &self,
+        env: &LbEnv,
+        sds: &SdLbStats,
+        group: usize,
+        sgs: &SgStats,
+    ) -> bool {
         let dom = &self.sd.domains[env.sd];
         let sg = &dom.groups[group];
         let busiest = &sds.busiest_stat;
@@ -252,23 +266,28 @@ impl World {
         let busiest_group = sds.busiest.map(|b| &dom.groups[b]);
         let has_spare_rule = |sgs: &SgStats| {
             !(sgs.idle_cpus > busiest.idle_cpus
-                || (sgs.idle_cpus == busiest.idle_cpus && sgs.sum_nr_running <= busiest.sum_nr_running))
+                || (sgs.idle_cpus == busiest.idle_cpus
+                    && sgs.sum_nr_running <= busiest.sum_nr_running))
         };
         let keep = match sgs.group_type {
             GroupType::Overloaded => sgs.avg_load > busiest.avg_load,
             GroupType::Imbalanced => false,
-            GroupType::AsymPacking => {
-                !busiest_group.is_some_and(|b| self.sd.sched_asym_prefer(sg.asym_prefer_cpu, b.asym_prefer_cpu))
-            }
+            GroupType::AsymPacking => !busiest_group.is_some_and(|b| {
+                self.sd
+                    .sched_asym_prefer(sg.asym_prefer_cpu, b.asym_prefer_cpu)
+            }),
             GroupType::MisfitTask => sgs.group_misfit_task_load >= busiest.group_misfit_task_load,
-            GroupType::SmtBalance if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 => has_spare_rule(sgs),
+            GroupType::SmtBalance if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 => {
+                has_spare_rule(sgs)
+            }
             GroupType::SmtBalance | GroupType::FullyBusy => {
                 !(sgs.avg_load < busiest.avg_load
                     || (sgs.avg_load == busiest.avg_load
                         && busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0)))
             }
             GroupType::HasSpare => {
-                let busiest_smt = busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0);
+                let busiest_smt =
+                    busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0);
                 let sg_smt = sg.flags & SD_SHARE_CPUCAPACITY != 0;
                 if busiest_group.is_some() && busiest_smt != sg_smt {
                     // smt_vs_nonsmt_groups(): never prefer an SMT group running one task.
@@ -294,10 +313,17 @@ impl World {
     fn update_sd_lb_stats(&mut self, env: &LbEnv) -> SdLbStats {
         let d = env.sd;
         let mut sds = SdLbStats {
-            busiest_stat: SgStats { idle_cpus: usize::MAX, ..SgStats::default() },
+            busiest_stat: SgStats {
+                idle_cpus: usize::MAX,
+                ..SgStats::default()
+            },
             ..SdLbStats::default()
         };
-        let child = if env.level > 0 { Some(self.sd.per_cpu[env.dst_cpu][env.level - 1]) } else { None };
+        let child = if env.level > 0 {
+            Some(self.sd.per_cpu[env.dst_cpu][env.level - 1])
+        } else {
+            None
+        };
         sds.prefer_sibling = child.is_some_and(|c| self.sd.domains[c].has(SD_PREFER_SIBLING));
         let local_group = self.sd.domains[d].local_group(env.dst_cpu);
         sds.local = local_group;
@@ -350,7 +376,8 @@ impl World {
         if nb == nl {
             return (busiest.sum_nr_running as i64 - local.sum_nr_running as i64).max(0);
         }
-        let mut imbalance = (nl * busiest.sum_nr_running as i64 - nb * local.sum_nr_running as i64).max(0);
+        let mut imbalance =
+            (nl * busiest.sum_nr_running as i64 - nb * local.sum_nr_running as i64).max(0);
         imbalance = (2 * imbalance + nl + nb) / (nl + nb);
         if imbalance <= 1 && local.sum_nr_running == 0 && busiest.sum_nr_running > 1 {
             imbalance = 2;
@@ -389,7 +416,8 @@ impl World {
         if local.group_type == GroupType::HasSpare {
             if busiest.group_type > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
                 env.migration_type = MigrationType::Util;
-                env.imbalance = (local.group_capacity.max(local.group_util) - local.group_util) as i64;
+                env.imbalance =
+                    (local.group_capacity.max(local.group_util) - local.group_util) as i64;
                 if env.idle != CpuIdleType::NotIdle && env.imbalance == 0 {
                     env.migration_type = MigrationType::Task;
                     env.imbalance = 1;
@@ -406,7 +434,8 @@ impl World {
             return;
         }
         if local.group_type < GroupType::Overloaded {
-            sds.local_stat.avg_load = local.group_load * SCHED_CAPACITY_SCALE / local.group_capacity.max(1);
+            sds.local_stat.avg_load =
+                local.group_load * SCHED_CAPACITY_SCALE / local.group_capacity.max(1);
             if sds.local_stat.avg_load >= busiest.avg_load {
                 env.imbalance = 0;
                 return;
@@ -420,7 +449,8 @@ impl World {
         let local_avg = sds.local_stat.avg_load;
         env.migration_type = MigrationType::Load;
         env.imbalance = (busiest.avg_load.saturating_sub(sds.avg_load) * busiest.group_capacity)
-            .min(sds.avg_load.saturating_sub(local_avg) * local.group_capacity) as i64
+            .min(sds.avg_load.saturating_sub(local_avg) * local.group_capacity)
+            as i64
             / SCHED_CAPACITY_SCALE as i64;
     }
 
@@ -480,14 +510,18 @@ impl World {
     fn find_busiest_queue(&self, env: &LbEnv, group: usize) -> Option<usize> {
         let dom = &self.sd.domains[env.sd];
         let mut busiest = None;
-        let (mut busiest_load, mut busiest_capacity, mut busiest_util, mut busiest_nr) = (0u64, 1u64, 0u64, 0usize);
+        let (mut busiest_load, mut busiest_capacity, mut busiest_util, mut busiest_nr) =
+            (0u64, 1u64, 0u64, 0usize);
         for i in dom.groups[group].span.and(&env.cpus).iter() {
             let nr = self.rqs[i].nr_running;
             if nr == 0 {
                 continue;
             }
             let capacity = self.capacity_of(i);
-            if dom.has(SD_ASYM_CPUCAPACITY) && !capacity_greater(self.capacity_of(env.dst_cpu), capacity) && nr == 1 {
+            if dom.has(SD_ASYM_CPUCAPACITY)
+                && !capacity_greater(self.capacity_of(env.dst_cpu), capacity)
+                && nr == 1
+            {
                 continue;
             }
             if dom.has(SD_ASYM_PACKING)
@@ -511,7 +545,11 @@ impl World {
                 }
                 MigrationType::Util => {
                     // cpu_util_cfs_boost(): max(util_avg, runnable_avg), clamped to capacity.
-                    let util = self.rqs[i].avg.util_avg.max(self.rqs[i].avg.runnable_avg).min(capacity);
+                    let util = self.rqs[i]
+                        .avg
+                        .util_avg
+                        .max(self.rqs[i].avg.runnable_avg)
+                        .min(capacity);
                     if nr <= 1 {
                         continue;
                     }
@@ -606,7 +644,11 @@ impl World {
                     let util = self.task_util(p);
                     // v6.8 (3af7524b1419) relaxes the test after failures; v6.7 and before skip
                     // any task bigger than the imbalance.
-                    let tested = if self.config.lb_util_shr_bound { shr_bound(util, failed) } else { util };
+                    let tested = if self.config.lb_util_shr_bound {
+                        shr_bound(util, failed)
+                    } else {
+                        util
+                    };
                     if tested as i64 > env.imbalance {
                         continue;
                     }
@@ -647,12 +689,15 @@ impl World {
         if env.idle != CpuIdleType::NotIdle
             && dom.has(SD_ASYM_PACKING)
             && self.sched_use_asym_prio(env.sd, env.dst_cpu)
-            && (self.sd.sched_asym_prefer(env.dst_cpu, env.src_cpu) || !self.sched_use_asym_prio(env.sd, env.src_cpu))
+            && (self.sd.sched_asym_prefer(env.dst_cpu, env.src_cpu)
+                || !self.sched_use_asym_prio(env.sd, env.src_cpu))
         {
             return true;
         }
         // imbalanced_active_balance()
-        if env.migration_type == MigrationType::Task && self.nr_balance_failed(env) > dom.cache_nice_tries + 2 {
+        if env.migration_type == MigrationType::Task
+            && self.nr_balance_failed(env) > dom.cache_nice_tries + 2
+        {
             return true;
         }
         env.migration_type == MigrationType::Misfit
@@ -684,7 +729,12 @@ impl World {
     }
 
     /// `load_balance()` at one level of `this_cpu`'s hierarchy.
-    pub fn load_balance(&mut self, this_cpu: usize, level: usize, idle: CpuIdleType) -> BalanceOutcome {
+    pub fn load_balance(
+        &mut self,
+        this_cpu: usize,
+        level: usize,
+        idle: CpuIdleType,
+    ) -> BalanceOutcome {
         let sd = self.sd.per_cpu[this_cpu][level];
         self.counters.load_balance_calls += 1;
         let mut env = LbEnv {
@@ -704,15 +754,21 @@ impl World {
             if !self.should_we_balance(&env) {
                 break;
             }
-            let Some(group) = self.find_busiest_group(&mut env) else { break };
-            let Some(busiest) = self.find_busiest_queue(&env, group) else { break };
+            let Some(group) = self.find_busiest_group(&mut env) else {
+                break;
+            };
+            let Some(busiest) = self.find_busiest_queue(&env, group) else {
+                break;
+            };
             env.src_cpu = busiest;
             env.all_pinned = true;
             if self.rqs[busiest].nr_running > 1 {
                 out.moved += self.detach_tasks(&mut env);
                 if env.all_pinned {
                     env.cpus.clear(busiest);
-                    if !env.cpus.is_subset_of(&self.sd.domains[sd].groups[self.sd.domains[sd].local_group(this_cpu)].span) {
+                    if !env.cpus.is_subset_of(
+                        &self.sd.domains[sd].groups[self.sd.domains[sd].local_group(this_cpu)].span,
+                    ) {
                         continue;
                     }
                     // out_all_pinned
@@ -727,7 +783,9 @@ impl World {
                     self.sd_state_mut(this_cpu, level).nr_balance_failed += 1;
                 }
                 if self.need_active_balance(&env) {
-                    let curr_allowed = self.rqs[busiest].curr.is_some_and(|c| self.tasks[c].allowed.test(this_cpu));
+                    let curr_allowed = self.rqs[busiest]
+                        .curr
+                        .is_some_and(|c| self.tasks[c].allowed.test(this_cpu));
                     if !curr_allowed {
                         self.tune_up_interval(this_cpu, level, idle, true);
                         return out;
@@ -794,7 +852,11 @@ impl World {
             if jiffies >= self.sd_state(cpu, level).last_balance + interval {
                 let out = self.load_balance(cpu, level, idle);
                 if out.moved > 0 {
-                    idle = if self.idle_cpu(cpu) { CpuIdleType::Idle } else { CpuIdleType::NotIdle };
+                    idle = if self.idle_cpu(cpu) {
+                        CpuIdleType::Idle
+                    } else {
+                        CpuIdleType::NotIdle
+                    };
                     busy = idle != CpuIdleType::Idle;
                 }
                 self.sd_state_mut(cpu, level).last_balance = jiffies;
@@ -830,7 +892,10 @@ impl World {
             return;
         }
         let load = match self.rqs[cpu].curr {
-            Some(p) if self.tasks[p].allowed.weight() > 1 && !fits_capacity(self.task_util(p), self.capacity_of(cpu)) => {
+            Some(p)
+                if self.tasks[p].allowed.weight() > 1
+                    && !fits_capacity(self.task_util(p), self.capacity_of(cpu)) =>
+            {
                 self.tasks[p].avg.load_avg.max(1)
             }
             _ => 0,
@@ -848,7 +913,8 @@ impl World {
         let kick = self.rqs[cpu].nr_running >= 2
             || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
                 let span = self.sd.domains[sd].span.and(&idle_mask);
-                span.iter().any(|i| self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu))
+                span.iter()
+                    .any(|i| self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu))
             })
             || match self.sd.sd_asym_cpucapacity[cpu] {
                 // check_misfit_status(); the LLC test is skipped on asymmetric systems.

@@ -64,6 +64,42 @@ pub struct Task {
     pub live_children: u32,
 }
 
+impl Task {
+    /// A new nice-0 task that has not run yet, last seen on `cpu`.
+    pub fn new(
+        id: TaskId,
+        cpu: usize,
+        allowed: CpuMask,
+        program: usize,
+        parent: Option<TaskId>,
+        now: Nanos,
+    ) -> Task {
+        Task {
+            id,
+            state: TaskState::Blocked,
+            cpu,
+            weight: NICE_0_LOAD,
+            vruntime: 0,
+            sum_exec_runtime: 0,
+            prev_sum_exec_runtime: 0,
+            exec_start: now,
+            last_ran: 0,
+            avg: SchedAvg::default(),
+            allowed,
+            last_wakee: None,
+            wakee_flips: 0,
+            wakee_flip_decay_ts: 0,
+            recent_used_cpu: cpu,
+            nr_migrations: 0,
+            program,
+            pc: 0,
+            work_left: 0,
+            parent,
+            live_children: 0,
+        }
+    }
+}
+
 /// A CPU's runqueue (`struct rq` with its root `cfs_rq`).
 #[derive(Clone, Debug)]
 pub struct Rq {
@@ -149,14 +185,24 @@ impl World {
         let mut sd_state = Vec::with_capacity(n * stride);
         for cpu in 0..n {
             for l in 0..stride {
-                let interval = sd.per_cpu[cpu].get(l).map_or(1, |&d| sd.domains[d].span_weight as u64);
-                sd_state.push(SdState { balance_interval: interval, nr_balance_failed: 0, last_balance: 0 });
+                let interval = sd.per_cpu[cpu]
+                    .get(l)
+                    .map_or(1, |&d| sd.domains[d].span_weight as u64);
+                sd_state.push(SdState {
+                    balance_interval: interval,
+                    nr_balance_failed: 0,
+                    last_balance: 0,
+                });
             }
         }
         let policies = topo
             .freq_domains
             .iter()
-            .map(|fd| Policy { cur_khz: fd.reference_khz(), last_update: 0, updated_once: false })
+            .map(|fd| Policy {
+                cur_khz: fd.reference_khz(),
+                last_update: 0,
+                updated_once: false,
+            })
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
         let rqs = (0..n)
@@ -249,3 +295,6 @@ impl World {
         self.need_resched.set(cpu);
     }
 }
+
+#[cfg(test)]
+mod tests;

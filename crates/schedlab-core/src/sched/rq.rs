@@ -85,7 +85,13 @@ impl World {
         clk.update(now, busy, cpu_scale, freq_scale);
         match self.config.pelt_invariance {
             PeltInvariance::ScaleTime => (clk.now(), Scale::Time),
-            PeltInvariance::ScaleContribution => (now, Scale::Contribution { freq: freq_scale, cpu: cpu_scale }),
+            PeltInvariance::ScaleContribution => (
+                now,
+                Scale::Contribution {
+                    freq: freq_scale,
+                    cpu: cpu_scale,
+                },
+            ),
         }
     }
 
@@ -97,7 +103,9 @@ impl World {
             let on_rq = self.tasks[t].state == TaskState::Runnable && self.tasks[t].cpu == cpu;
             let running = self.rqs[cpu].curr == Some(t);
             let w = self.tasks[t].weight;
-            self.tasks[t].avg.update(now, w, u64::from(on_rq), u64::from(on_rq), running, scale);
+            self.tasks[t]
+                .avg
+                .update(now, w, u64::from(on_rq), u64::from(on_rq), running, scale);
         }
         let rq = &mut self.rqs[cpu];
         let load = rq.load_weight;
@@ -144,11 +152,20 @@ impl World {
         let ra = &mut self.rqs[cpu].avg;
         let min = crate::pelt::PELT_MIN_DIVIDER;
         ra.load_avg = ra.load_avg.saturating_sub(sa.load_avg);
-        ra.load_sum = ra.load_sum.saturating_sub(w * sa.load_sum).max(ra.load_avg * min);
+        ra.load_sum = ra
+            .load_sum
+            .saturating_sub(w * sa.load_sum)
+            .max(ra.load_avg * min);
         ra.util_avg = ra.util_avg.saturating_sub(sa.util_avg);
-        ra.util_sum = ra.util_sum.saturating_sub(sa.util_sum).max(ra.util_avg * min);
+        ra.util_sum = ra
+            .util_sum
+            .saturating_sub(sa.util_sum)
+            .max(ra.util_avg * min);
         ra.runnable_avg = ra.runnable_avg.saturating_sub(sa.runnable_avg);
-        ra.runnable_sum = ra.runnable_sum.saturating_sub(sa.runnable_sum).max(ra.runnable_avg * min);
+        ra.runnable_sum = ra
+            .runnable_sum
+            .saturating_sub(sa.runnable_sum)
+            .max(ra.runnable_avg * min);
     }
 
     /// `post_init_entity_util_avg()`: a new task starts with half the spare capacity of its CPU, in
@@ -210,7 +227,9 @@ impl World {
         let from = self.tasks[t].cpu;
         if from != cpu {
             // migrate_task_rq_fair(): vruntime relative to the old queue, then to the new one.
-            let rel = self.tasks[t].vruntime.saturating_sub(self.rqs[from].min_vruntime.min(self.tasks[t].vruntime));
+            let rel = self.tasks[t]
+                .vruntime
+                .saturating_sub(self.rqs[from].min_vruntime.min(self.tasks[t].vruntime));
             self.tasks[t].vruntime = self.rqs[cpu].min_vruntime + rel;
             self.tasks[t].nr_migrations += 1;
             self.counters.migrations += 1;
@@ -305,7 +324,9 @@ impl World {
 
     /// `check_preempt_tick()`: curr used its slice, or is a slice ahead of the leftmost task.
     pub fn check_preempt_tick(&mut self, cpu: usize) {
-        let Some(curr) = self.rqs[cpu].curr else { return };
+        let Some(curr) = self.rqs[cpu].curr else {
+            return;
+        };
         let ideal_runtime = self.sched_slice(cpu, curr, true);
         let task = &self.tasks[curr];
         let delta_exec = task.sum_exec_runtime - task.prev_sum_exec_runtime;
@@ -333,7 +354,8 @@ impl World {
         };
         self.update_curr(cpu);
         let vdiff = self.tasks[curr].vruntime as i64 - self.tasks[woken].vruntime as i64;
-        let gran = Self::calc_delta_fair(self.sched_wakeup_granularity, self.tasks[woken].weight) as i64;
+        let gran =
+            Self::calc_delta_fair(self.sched_wakeup_granularity, self.tasks[woken].weight) as i64;
         if vdiff > gran {
             self.resched(cpu);
         }

@@ -56,7 +56,11 @@ impl World {
     /// `wake_affine_idle()`.
     fn wake_affine_idle(&self, this_cpu: usize, prev_cpu: usize, sync: bool) -> Option<usize> {
         if self.idle_cpu(this_cpu) && self.sd.cpus_share_cache(this_cpu, prev_cpu) {
-            return Some(if self.idle_cpu(prev_cpu) { prev_cpu } else { this_cpu });
+            return Some(if self.idle_cpu(prev_cpu) {
+                prev_cpu
+            } else {
+                this_cpu
+            });
         }
         if sync && self.rqs[this_cpu].nr_running == 1 {
             return Some(this_cpu);
@@ -99,7 +103,15 @@ impl World {
     }
 
     /// `wake_affine()`: the waker's CPU if it looks at least as good, else prev.
-    fn wake_affine(&mut self, sd: usize, p: TaskId, waker: TaskId, this_cpu: usize, prev_cpu: usize, sync: bool) -> usize {
+    fn wake_affine(
+        &mut self,
+        sd: usize,
+        p: TaskId,
+        waker: TaskId,
+        this_cpu: usize,
+        prev_cpu: usize,
+        sync: bool,
+    ) -> usize {
         let mut target = self.wake_affine_idle(this_cpu, prev_cpu, sync);
         if target.is_none() {
             let pct = self.sd.domains[sd].imbalance_pct as u64;
@@ -113,7 +125,13 @@ impl World {
     }
 
     /// `select_task_rq_fair()`: where `p` goes when woken by `waker` running on `cpu`, or forked by it.
-    pub fn select_task_rq_fair(&mut self, p: TaskId, waker: TaskId, cpu: usize, kind: WakeKind) -> (usize, Placement) {
+    pub fn select_task_rq_fair(
+        &mut self,
+        p: TaskId,
+        waker: TaskId,
+        cpu: usize,
+        kind: WakeKind,
+    ) -> (usize, Placement) {
         let prev_cpu = self.tasks[p].cpu;
         let (sd_flag, sync) = match kind {
             WakeKind::Wakeup { sync } => (SD_BALANCE_WAKE, sync),
@@ -148,10 +166,16 @@ impl World {
         }
         if let Some(level) = slow_sd {
             self.counters.wake_slow_path += 1;
-            (self.find_idlest_cpu(level, p, cpu, prev_cpu, sd_flag), Placement::SlowPath)
+            (
+                self.find_idlest_cpu(level, p, cpu, prev_cpu, sd_flag),
+                Placement::SlowPath,
+            )
         } else if let WakeKind::Wakeup { .. } = kind {
             self.counters.wake_fast_path += 1;
-            (self.select_idle_sibling(p, prev_cpu, new_cpu), Placement::FastPath)
+            (
+                self.select_idle_sibling(p, prev_cpu, new_cpu),
+                Placement::FastPath,
+            )
         } else {
             (new_cpu, Placement::FastPath)
         }
@@ -173,7 +197,11 @@ impl World {
         if self.idle_cpu(target) && self.asym_fits_cpu(p, target) {
             return target;
         }
-        if prev != target && self.sd.cpus_share_cache(prev, target) && self.idle_cpu(prev) && self.asym_fits_cpu(p, prev) {
+        if prev != target
+            && self.sd.cpus_share_cache(prev, target)
+            && self.idle_cpu(prev)
+            && self.asym_fits_cpu(p, prev)
+        {
             return prev;
         }
         let recent = self.tasks[p].recent_used_cpu;
@@ -190,7 +218,9 @@ impl World {
         if let Some(d) = self.sd.sd_asym_cpucapacity[target] {
             return self.select_idle_capacity(p, d, target);
         }
-        let Some(llc) = self.sd.sd_llc[target] else { return target };
+        let Some(llc) = self.sd.sd_llc[target] else {
+            return target;
+        };
         let span = self.sd.domains[llc].span.and(&allowed);
         if self.smt_active {
             // select_idle_core(): a core whose threads are all idle, scanning from target.
@@ -234,7 +264,14 @@ impl World {
     }
 
     /// `find_idlest_cpu()`: walk down from `level`, picking the idlest group then its idlest CPU.
-    fn find_idlest_cpu(&mut self, level: usize, p: TaskId, cpu: usize, prev_cpu: usize, sd_flag: u32) -> usize {
+    fn find_idlest_cpu(
+        &mut self,
+        level: usize,
+        p: TaskId,
+        cpu: usize,
+        prev_cpu: usize,
+        sd_flag: u32,
+    ) -> usize {
         let allowed = self.tasks[p].allowed;
         let top = self.sd.per_cpu[cpu][level];
         if !self.sd.domains[top].span.intersects(&allowed) {
@@ -314,7 +351,9 @@ impl World {
             if nr == 0 && self.rqs[i].curr.is_none_or(|c| c == p) {
                 s.idle_cpus += 1;
             }
-            if dom.has(SD_ASYM_CPUCAPACITY) && !fits_capacity(self.task_util(p), self.capacity_of(i)) {
+            if dom.has(SD_ASYM_CPUCAPACITY)
+                && !fits_capacity(self.task_util(p), self.capacity_of(i))
+            {
                 s.group_misfit_task_load = 1;
             }
         }
@@ -328,7 +367,14 @@ impl World {
     }
 
     /// `update_pick_idlest()`.
-    fn update_pick_idlest(&self, d: usize, idlest: usize, idlest_sgs: &SgStats, group: usize, sgs: &SgStats) -> bool {
+    fn update_pick_idlest(
+        &self,
+        d: usize,
+        idlest: usize,
+        idlest_sgs: &SgStats,
+        group: usize,
+        sgs: &SgStats,
+    ) -> bool {
         if sgs.group_type != idlest_sgs.group_type {
             return sgs.group_type < idlest_sgs.group_type;
         }
@@ -339,7 +385,8 @@ impl World {
             GroupType::MisfitTask => groups[idlest].max_capacity < groups[group].max_capacity,
             GroupType::HasSpare => {
                 !(idlest_sgs.idle_cpus > sgs.idle_cpus
-                    || (idlest_sgs.idle_cpus == sgs.idle_cpus && idlest_sgs.group_util <= sgs.group_util))
+                    || (idlest_sgs.idle_cpus == sgs.idle_cpus
+                        && idlest_sgs.group_util <= sgs.group_util))
             }
         }
     }
@@ -370,7 +417,9 @@ impl World {
             }
         }
         let (idlest, idlest_sgs) = idlest?;
-        let Some(local_sgs) = local else { return Some(idlest) };
+        let Some(local_sgs) = local else {
+            return Some(idlest);
+        };
         if local_sgs.group_type < idlest_sgs.group_type {
             return None;
         }

@@ -6,8 +6,15 @@
 use super::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec, TurboBin};
 use crate::error::{Error, Result};
 
-pub const NAMES: &[&str] =
-    &["hikey960", "hikey960-dynamiq", "juno-r2", "tc2", "power9-smt8", "cascadelake-8260l", "ivb-ep"];
+pub const NAMES: &[&str] = &[
+    "hikey960",
+    "hikey960-dynamiq",
+    "juno-r2",
+    "tc2",
+    "power9-smt8",
+    "cascadelake-8260l",
+    "ivb-ep",
+];
 
 /// One-line descriptions, in the order of [`NAMES`].
 pub const SUMMARIES: &[&str] = &[
@@ -44,7 +51,13 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
     })
 }
 
-fn cluster(name: &str, core_type: &str, cpu_ids: Vec<usize>, capacity: u32, opps: &[u32]) -> ClusterSpec {
+fn cluster(
+    name: &str,
+    core_type: &str,
+    cpu_ids: Vec<usize>,
+    capacity: u32,
+    opps: &[u32],
+) -> ClusterSpec {
     ClusterSpec {
         name: name.into(),
         core_type: core_type.into(),
@@ -69,8 +82,20 @@ fn hikey960(llc: LlcSpan) -> MachineSpec {
         description: SUMMARIES[0].into(),
         llc,
         clusters: vec![
-            cluster("A53", "Cortex-A53", vec![0, 1, 2, 3], 462, &[533, 999, 1402, 1709, 1844]),
-            cluster("A73", "Cortex-A73", vec![4, 5, 6, 7], 1024, &[903, 1421, 1805, 2112, 2362]),
+            cluster(
+                "A53",
+                "Cortex-A53",
+                vec![0, 1, 2, 3],
+                462,
+                &[533, 999, 1402, 1709, 1844],
+            ),
+            cluster(
+                "A73",
+                "Cortex-A73",
+                vec![4, 5, 6, 7],
+                1024,
+                &[903, 1421, 1805, 2112, 2362],
+            ),
         ],
     }
 }
@@ -98,8 +123,20 @@ fn tc2() -> MachineSpec {
         description: SUMMARIES[3].into(),
         llc: LlcSpan::Cluster,
         clusters: vec![
-            cluster("A15", "Cortex-A15", vec![0, 1], 1024, &[500, 600, 700, 800, 900, 1000, 1100, 1200]),
-            cluster("A7", "Cortex-A7", vec![2, 3, 4], 430, &[350, 400, 500, 600, 700, 800, 900, 1000]),
+            cluster(
+                "A15",
+                "Cortex-A15",
+                vec![0, 1],
+                1024,
+                &[500, 600, 700, 800, 900, 1000, 1100, 1200],
+            ),
+            cluster(
+                "A7",
+                "Cortex-A7",
+                vec![2, 3, 4],
+                430,
+                &[350, 400, 500, 600, 700, 800, 900, 1000],
+            ),
         ],
     }
 }
@@ -172,20 +209,51 @@ fn x86_package(
 fn cascadelake_8260l() -> MachineSpec {
     let opps: Vec<u32> = (10..=24).map(|r| r * 100).collect();
     let turbo = vec![
-        TurboBin { max_active_cores: 2, mhz: 3900 },
-        TurboBin { max_active_cores: 4, mhz: 3700 },
-        TurboBin { max_active_cores: 8, mhz: 3600 },
-        TurboBin { max_active_cores: 12, mhz: 3600 },
-        TurboBin { max_active_cores: 16, mhz: 3600 },
-        TurboBin { max_active_cores: 20, mhz: 3300 },
-        TurboBin { max_active_cores: 24, mhz: 3100 },
+        TurboBin {
+            max_active_cores: 2,
+            mhz: 3900,
+        },
+        TurboBin {
+            max_active_cores: 4,
+            mhz: 3700,
+        },
+        TurboBin {
+            max_active_cores: 8,
+            mhz: 3600,
+        },
+        TurboBin {
+            max_active_cores: 12,
+            mhz: 3600,
+        },
+        TurboBin {
+            max_active_cores: 16,
+            mhz: 3600,
+        },
+        TurboBin {
+            max_active_cores: 20,
+            mhz: 3300,
+        },
+        TurboBin {
+            max_active_cores: 24,
+            mhz: 3100,
+        },
     ];
     MachineSpec {
         name: "cascadelake-8260l".into(),
         description: SUMMARIES[5].into(),
         llc: LlcSpan::Package,
         clusters: (0..2)
-            .map(|p| x86_package(&format!("S{p}"), "Cascade Lake", p, 2, 24, opps.clone(), turbo.clone()))
+            .map(|p| {
+                x86_package(
+                    &format!("S{p}"),
+                    "Cascade Lake",
+                    p,
+                    2,
+                    24,
+                    opps.clone(),
+                    turbo.clone(),
+                )
+            })
             .collect(),
     }
 }
@@ -194,13 +262,32 @@ fn cascadelake_8260l() -> MachineSpec {
 /// *assumed*; only used for a hackbench neutrality check.
 fn ivb_ep() -> MachineSpec {
     let opps: Vec<u32> = (12..=28).map(|r| r * 100).collect();
-    let turbo = vec![TurboBin { max_active_cores: 2, mhz: 3600 }, TurboBin { max_active_cores: 10, mhz: 3100 }];
+    let turbo = vec![
+        TurboBin {
+            max_active_cores: 2,
+            mhz: 3600,
+        },
+        TurboBin {
+            max_active_cores: 10,
+            mhz: 3100,
+        },
+    ];
     MachineSpec {
         name: "ivb-ep".into(),
         description: SUMMARIES[6].into(),
         llc: LlcSpan::Package,
         clusters: (0..2)
-            .map(|p| x86_package(&format!("S{p}"), "Ivy Bridge-EP", p, 2, 10, opps.clone(), turbo.clone()))
+            .map(|p| {
+                x86_package(
+                    &format!("S{p}"),
+                    "Ivy Bridge-EP",
+                    p,
+                    2,
+                    10,
+                    opps.clone(),
+                    turbo.clone(),
+                )
+            })
             .collect(),
     }
 }

@@ -11,9 +11,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     /// Compute `work` (reference ns x WORK_SCALE), varied by up to +-`jitter_ppm` per execution.
-    Run { work: Work, jitter_ppm: u32 },
+    Run {
+        work: Work,
+        jitter_ppm: u32,
+    },
     /// Take one event from a shared pool; when the pool is empty or the deadline has passed, jump.
-    TakeEvent { pool: usize, exhausted: usize },
+    TakeEvent {
+        pool: usize,
+        exhausted: usize,
+    },
     Jump(usize),
     Sleep(Nanos),
     /// Block until the gate is open.
@@ -110,7 +116,10 @@ impl WorkloadSpec {
         let mut w = self.clone();
         match &mut w {
             WorkloadSpec::SysbenchCpu(s) => match name {
-                "threads" => s.threads = u32::try_from(value).map_err(|_| Error::Workload("threads is too large".into()))?,
+                "threads" => {
+                    s.threads = u32::try_from(value)
+                        .map_err(|_| Error::Workload("threads is too large".into()))?
+                }
                 _ => {
                     return Err(Error::Workload(format!(
                         "sysbench-cpu cannot sweep '{name}'; it can sweep: {}",

@@ -80,42 +80,86 @@ impl SysbenchCpu {
 
     pub fn instantiate(&self) -> Result<Instance> {
         if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(Error::Workload(format!("sysbench-cpu threads must be 1 to {MAX_THREADS}, not {}", self.threads)));
+            return Err(Error::Workload(format!(
+                "sysbench-cpu threads must be 1 to {MAX_THREADS}, not {}",
+                self.threads
+            )));
         }
         if self.max_requests == 0 && self.max_time_ms == 0 {
-            return Err(Error::Workload("sysbench-cpu needs max_requests or max_time_ms, or it never ends".into()));
+            return Err(Error::Workload(
+                "sysbench-cpu needs max_requests or max_time_ms, or it never ends".into(),
+            ));
+        }
+        if self.max_time_ms > 24 * 3_600_000 {
+            return Err(Error::Workload(
+                "sysbench-cpu max_time_ms must be at most a day".into(),
+            ));
         }
         if self.event_us == 0 || self.event_us > 10_000_000 {
-            return Err(Error::Workload("sysbench-cpu event_us must be 1 to 10000000".into()));
+            return Err(Error::Workload(
+                "sysbench-cpu event_us must be 1 to 10000000".into(),
+            ));
         }
         if self.event_jitter_ppm > 500_000 {
-            return Err(Error::Workload("sysbench-cpu event_jitter_ppm must be at most 500000".into()));
+            return Err(Error::Workload(
+                "sysbench-cpu event_jitter_ppm must be at most 500000".into(),
+            ));
         }
         if self.clone_us > 1_000_000 || self.thread_init_us > 1_000_000 {
-            return Err(Error::Workload("sysbench-cpu clone_us and thread_init_us must be at most 1 s".into()));
+            return Err(Error::Workload(
+                "sysbench-cpu clone_us and thread_init_us must be at most 1 s".into(),
+            ));
         }
         let us = |v: u64| v * NSEC_PER_USEC * WORK_SCALE;
         let mut main = Vec::with_capacity(self.threads as usize * 2 + 5);
         for _ in 0..self.threads {
-            main.push(Op::Run { work: us(self.clone_us), jitter_ppm: 500_000 });
+            main.push(Op::Run {
+                work: us(self.clone_us),
+                jitter_ppm: 500_000,
+            });
             main.push(Op::Fork(1));
         }
-        main.extend([Op::OpenGate(0), Op::MarkStart, Op::WaitChildren, Op::MarkEnd, Op::Exit]);
+        main.extend([
+            Op::OpenGate(0),
+            Op::MarkStart,
+            Op::WaitChildren,
+            Op::MarkEnd,
+            Op::Exit,
+        ]);
         let worker = vec![
-            Op::Run { work: us(self.thread_init_us), jitter_ppm: 500_000 },
+            Op::Run {
+                work: us(self.thread_init_us),
+                jitter_ppm: 500_000,
+            },
             Op::WaitGate(0),
-            Op::TakeEvent { pool: 0, exhausted: 5 },
-            Op::Run { work: us(self.event_us), jitter_ppm: self.event_jitter_ppm },
+            Op::TakeEvent {
+                pool: 0,
+                exhausted: 5,
+            },
+            Op::Run {
+                work: us(self.event_us),
+                jitter_ppm: self.event_jitter_ppm,
+            },
             Op::Jump(2),
             Op::Exit,
         ];
         Ok(Instance {
             programs: vec![
-                Program { name: "sysbench".into(), ops: main },
-                Program { name: "sysbench-thread".into(), ops: worker },
+                Program {
+                    name: "sysbench".into(),
+                    ops: main,
+                },
+                Program {
+                    name: "sysbench-thread".into(),
+                    ops: worker,
+                },
             ],
             initial: vec![0],
-            pools: vec![if self.max_requests == 0 { u64::MAX } else { self.max_requests }],
+            pools: vec![if self.max_requests == 0 {
+                u64::MAX
+            } else {
+                self.max_requests
+            }],
             gates: 1,
             deadline_after_start: (self.max_time_ms > 0).then(|| self.max_time_ms * NSEC_PER_MSEC),
             metric: self.metric(),

@@ -1,0 +1,212 @@
+//! fair.c rules on small hand-built cases: tasks are placed by hand and their PELT signals set to
+//! the values the rule under test reads.
+
+use super::balance::{group_classify, CpuIdleType, GroupType, SgStats};
+use super::rq::Enqueue;
+use super::wakeup::WakeKind;
+use super::{Task, TaskId, World};
+use crate::domains::SchedDomains;
+use crate::kernel::{build_config, Governor};
+use crate::topology::{presets::preset, Topology};
+use crate::units::NSEC_PER_MSEC;
+
+fn world(machine: &str, baseline: &str, patches: &[&str]) -> World {
+    let t = Topology::build(&preset(machine).unwrap()).unwrap();
+    let p: Vec<String> = patches.iter().map(|s| s.to_string()).collect();
+    let c = build_config(baseline, &p, None, Governor::Performance).unwrap();
+    let d = SchedDomains::build(&t, &c).unwrap();
+    let mut w = World::new(t, d, c);
+    w.now = 100 * NSEC_PER_MSEC;
+    w
+}
+
+/// A runnable task on `cpu` with the given utilization; it runs if the CPU was idle.
+fn add_task(w: &mut World, cpu: usize, util: u64) -> TaskId {
+    let id = w.tasks.len();
+    let all = w.topo.all_cpus();
+    w.tasks.push(Task::new(id, cpu, all, 0, None, 0));
+    w.enqueue_task(cpu, id, Enqueue::New);
+    w.tasks[id].avg.util_avg = util;
+    w.tasks[id].avg.runnable_avg = util;
+    w.tasks[id].avg.load_avg = 1024;
+    if w.rqs[cpu].curr.is_none() {
+        w.pick_next_task(cpu);
+    }
+    settle(w);
+    id
+}
+
+/// Runqueue signals = the sum of their tasks' (what PELT converges to).
+fn settle(w: &mut World) {
+    for cpu in 0..w.nr_cpus() {
+        let tasks: Vec<TaskId> = w.rqs[cpu]
+            .queue
+            .iter()
+            .map(|&(_, t)| t)
+            .chain(w.rqs[cpu].curr)
+            .collect();
+        let rq = &mut w.rqs[cpu];
+        rq.avg.util_avg = tasks.iter().map(|&t| w.tasks[t].avg.util_avg).sum();
+        rq.avg.runnable_avg = 1024 * tasks.len() as u64;
+        rq.avg.load_avg = 1024 * tasks.len() as u64;
+    }
+}
+
+#[test]
+fn asym_packing_makes_an_idle_big_cpu_pull_a_little_cpus_running_task() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &["dynamiq-asym-packing"]);
+    add_task(&mut w, 1, 462);
+    let out = w.load_balance(4, 0, CpuIdleType::Idle);
+    assert!(out.active, "asym_active_balance() must trigger");
+    assert_eq!(w.pending_active, vec![(1, 4)]);
+    // Another little CPU has no priority over CPU1: nothing to do.
+    let mut w = world("hikey960-dynamiq", "v4.16", &["dynamiq-asym-packing"]);
+    add_task(&mut w, 1, 462);
+    let out = w.load_balance(2, 0, CpuIdleType::Idle);
+    assert!(!out.active && w.pending_active.is_empty());
+}
+
+#[test]
+fn asym_packing_never_pulls_a_lone_task_off_a_preferred_cpu() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &["dynamiq-asym-packing"]);
+    add_task(&mut w, 5, 1024);
+    let out = w.load_balance(0, 0, CpuIdleType::Idle);
+    assert_eq!((out.moved, out.active), (0, false));
+}
+
+#[test]
+fn capacity_blind_mainline_leaves_a_lone_task_on_a_little_cpu() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+    add_task(&mut w, 1, 462);
+    let out = w.load_balance(4, 0, CpuIdleType::Idle);
+    assert_eq!((out.moved, out.active), (0, false));
+    assert!(w.pending_active.is_empty());
+}
+
+/// Juno r2, bigs {1,2} overloaded with three tasks, littles {0,3,4,5} with one idle CPU (the E5 case).
+fn juno_overloaded_bigs(shr_bound: bool, failures: u32) -> World {
+    let mut w = world("juno-r2", "v6.8", &[]);
+    w.config.lb_util_shr_bound = shr_bound;
+    add_task(&mut w, 1, 512);
+    add_task(&mut w, 1, 512);
+    add_task(&mut w, 2, 1024);
+    for cpu in [3, 4, 5] {
+        add_task(&mut w, cpu, 383);
+    }
+    let die = 1;
+    assert_eq!(w.sd.domains[w.sd.per_cpu[0][die]].span_weight, 6);
+    w.sd_state_mut(0, die).nr_balance_failed = failures;
+    w
+}
+
+#[test]
+fn migrate_util_skips_a_task_bigger_than_the_imbalance_before_v6_8() {
+    // imbalance = little group's spare capacity = 4*383 - 3*383 = 383 < task util 512.
+    let mut w = juno_overloaded_bigs(false, 5);
+    let out = w.load_balance(0, 1, CpuIdleType::Idle);
+    assert_eq!(out.moved, 0);
+    assert!(w.idle_cpu(0), "the idle little CPU stays idle");
+}
+
+#[test]
+fn shr_bound_lets_the_idle_little_pull_after_a_balance_failure() {
+    let mut w = juno_overloaded_bigs(true, 0);
+    assert_eq!(
+        w.load_balance(0, 1, CpuIdleType::Idle).moved,
+        0,
+        "512 >> 0 > 383"
+    );
+    let mut w = juno_overloaded_bigs(true, 1);
+    assert_eq!(
+        w.load_balance(0, 1, CpuIdleType::Idle).moved,
+        1,
+        "512 >> 1 <= 383"
+    );
+    assert_eq!(w.rqs[0].nr_running, 1);
+    assert_eq!(w.rqs[1].nr_running, 1);
+}
+
+#[test]
+fn select_idle_sibling_prefers_target_then_prev_then_the_next_idle_cpu() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+    let p = add_task(&mut w, 0, 100);
+    assert_eq!(w.select_idle_sibling(p, 2, 5), 5);
+    add_task(&mut w, 5, 100);
+    assert_eq!(w.select_idle_sibling(p, 2, 5), 2);
+    add_task(&mut w, 2, 100);
+    w.tasks[p].recent_used_cpu = 2;
+    assert_eq!(
+        w.select_idle_sibling(p, 2, 5),
+        6,
+        "select_idle_cpu() scans from target + 1"
+    );
+}
+
+#[test]
+fn fork_goes_to_the_idle_cpu_with_least_utilization_scanning_from_the_parent() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+    let parent = add_task(&mut w, 3, 50);
+    w.rqs[4].avg.util_avg = 100; // blocked utilization left by an earlier task
+    let id = w.tasks.len();
+    let all = w.topo.all_cpus();
+    w.tasks.push(Task::new(id, 3, all, 0, Some(parent), w.now));
+    let (cpu, _) = w.select_task_rq_fair(id, parent, 3, WakeKind::Fork);
+    assert_eq!(cpu, 5);
+}
+
+#[test]
+fn tick_preempts_a_task_that_used_its_slice() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+    let a = add_task(&mut w, 0, 1024);
+    add_task(&mut w, 0, 1024);
+    // Two nice-0 tasks: slice = 24 ms (6 ms x (1 + ilog2(8))) / 2.
+    assert_eq!(w.sched_slice(0, a, true), 12 * NSEC_PER_MSEC);
+    w.now += 11 * NSEC_PER_MSEC;
+    w.update_curr(0);
+    w.check_preempt_tick(0);
+    assert!(!w.need_resched.test(0));
+    w.now += 2 * NSEC_PER_MSEC;
+    w.update_curr(0);
+    w.check_preempt_tick(0);
+    assert!(w.need_resched.test(0));
+}
+
+#[test]
+fn wake_wide_needs_flips_above_the_llc_size() {
+    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+    let waker = add_task(&mut w, 0, 100);
+    let wakee = add_task(&mut w, 1, 100);
+    w.tasks[waker].wakee_flips = 64;
+    w.tasks[wakee].wakee_flips = 7;
+    assert!(!w.wake_wide(waker, wakee, 0), "slave 7 < llc size 8");
+    w.tasks[wakee].wakee_flips = 8;
+    assert!(w.wake_wide(waker, wakee, 0));
+}
+
+#[test]
+fn group_classification_follows_capacity_and_runnable() {
+    let g = |nr, util, runnable| SgStats {
+        sum_nr_running: nr,
+        group_weight: 2,
+        group_capacity: 2048,
+        group_util: util,
+        group_runnable: runnable,
+        ..SgStats::default()
+    };
+    assert_eq!(group_classify(117, &g(1, 1024, 1024)), GroupType::HasSpare);
+    assert_eq!(group_classify(117, &g(2, 1000, 2048)), GroupType::HasSpare);
+    assert_eq!(
+        group_classify(117, &g(2, 1900, 2048)),
+        GroupType::FullyBusy,
+        "util x 117% over capacity"
+    );
+    assert_eq!(
+        group_classify(117, &g(3, 1900, 3072)),
+        GroupType::Overloaded
+    );
+    assert_eq!(
+        group_classify(117, &g(3, 900, 1500)),
+        GroupType::HasSpare,
+        "more tasks than CPUs, but utilization and runnable both leave room"
+    );
+}
