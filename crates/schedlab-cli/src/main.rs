@@ -146,13 +146,14 @@ fn run(cmd: Command) -> Result<String, Error> {
             let (result, events) = plan.run_traced(run)?;
             let (v, p, rep) = plan.run_ref(run);
             Ok(format!(
-                "# {scenario} run {run}: variant {}, {} {}, repetition {rep}, seed {}: {} = {}\n{}",
+                "# {scenario} run {run}: variant {}, {} {}, repetition {rep}, seed {}: {} = {}\n# counters: {}\n{}",
                 plan.variants[v].name,
                 plan.param_name,
                 plan.params[p],
                 result.seed,
                 plan.metric.name(),
                 result.value,
+                serde_json::to_string(&result.counters).unwrap(),
                 schedlab_core::trace::to_ftrace(&events, &plan.task_names(run))
             ))
         }

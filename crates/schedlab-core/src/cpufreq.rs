@@ -53,8 +53,23 @@ impl World {
         opp.min(hw_max)
     }
 
-    /// Re-evaluates `cpu`'s policy. Returns the frequency domain if its frequency changed.
+    /// Re-evaluates `cpu`'s policy and applies the result. Returns the frequency domain if its
+    /// frequency changed.
     pub fn cpufreq_update(&mut self, cpu: usize) -> Option<usize> {
+        let khz = self.cpufreq_target(cpu)?;
+        let fd = self.topo.cpus[cpu].freq_domain;
+        self.set_frequency(fd, khz);
+        Some(fd)
+    }
+
+    /// Sets a policy's frequency.
+    pub fn set_frequency(&mut self, fd: usize, khz: u32) {
+        self.policies[fd].cur_khz = khz;
+        self.counters.freq_changes += 1;
+    }
+
+    /// What the governor wants for `cpu`'s policy, if that differs from the current frequency.
+    pub fn cpufreq_target(&mut self, cpu: usize) -> Option<u32> {
         let fd = self.topo.cpus[cpu].freq_domain;
         let dom = &self.topo.freq_domains[fd];
         let target = match self.config.governor {
@@ -88,13 +103,7 @@ impl World {
                 self.resolve_freq(fd, next)
             }
         };
-        if target != self.policies[fd].cur_khz {
-            self.policies[fd].cur_khz = target;
-            self.counters.freq_changes += 1;
-            Some(fd)
-        } else {
-            None
-        }
+        (target != self.policies[fd].cur_khz).then_some(target)
     }
 }
 

@@ -362,9 +362,9 @@ impl<'a> Engine<'a> {
     /// Recompute curr's rate and re-arm its completion event.
     fn refresh_rate(&mut self, cpu: usize) {
         self.account(cpu);
-        let Some(t) = self.w.rqs[cpu].curr else {
+        if self.w.rqs[cpu].curr.is_none() {
             return;
-        };
+        }
         let fd = self.w.topo.cpus[cpu].freq_domain;
         let khz = self.w.policies[fd].cur_khz;
         let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
@@ -373,13 +373,19 @@ impl<'a> Engine<'a> {
             .filter(|&c| self.w.rqs[c].curr.is_some())
             .count();
         let rate = self.w.topo.work_rate(cpu, khz, busy);
+        self.w.rqs[cpu].rate = rate;
+        self.arm_run_done(cpu);
+    }
+
+    /// (Re-)arm the completion event of curr's `Run` op at the current rate.
+    fn arm_run_done(&mut self, cpu: usize) {
         let rq = &mut self.w.rqs[cpu];
-        rq.rate = rate;
         rq.gen = rq.gen.wrapping_add(1);
-        let gen = rq.gen;
+        let (gen, rate) = (rq.gen, rq.rate);
+        let Some(t) = rq.curr else { return };
         let left = self.w.tasks[t].work_left;
         if left > 0 {
-            let at = self.w.now + left.div_ceil(rate);
+            let at = self.w.now + left.div_ceil(rate.max(1));
             self.push(at, EvKind::RunDone { cpu, gen });
         }
     }
@@ -416,18 +422,21 @@ impl<'a> Engine<'a> {
 
     /// `cpufreq_update_util()`: let the governor look at `cpu`'s policy.
     fn freq_update(&mut self, cpu: usize) {
+        let Some(khz) = self.w.cpufreq_target(cpu) else {
+            return;
+        };
         let fd = self.w.topo.cpus[cpu].freq_domain;
         let cpus = self.w.topo.freq_domains[fd].cpus;
-        // Age the PELT clocks at the old frequency before it changes.
+        // Age PELT and the work done at the old frequency before it changes.
         for c in cpus.iter() {
             self.w.update_load_avg(c, None);
+            self.account(c);
         }
-        if self.w.cpufreq_update(cpu).is_some() {
-            self.trace_freq(fd);
-            for c in cpus.iter() {
-                if self.w.rqs[c].curr.is_some() {
-                    self.refresh_rate(c);
-                }
+        self.w.set_frequency(fd, khz);
+        self.trace_freq(fd);
+        for c in cpus.iter() {
+            if self.w.rqs[c].curr.is_some() {
+                self.refresh_rate(c);
             }
         }
     }
@@ -505,7 +514,8 @@ impl<'a> Engine<'a> {
         self.w.tasks[t].pc += 1;
         self.step(cpu, t);
         if self.w.rqs[cpu].curr == Some(t) && self.w.tasks[t].work_left > 0 {
-            self.refresh_rate(cpu);
+            // Same task, same CPU, same speed: only the completion time is new.
+            self.arm_run_done(cpu);
         } else {
             self.w.resched(cpu);
         }
@@ -608,8 +618,11 @@ impl<'a> Engine<'a> {
         if ppm == 0 {
             return work;
         }
-        let r = self.rng.below(2 * ppm as u64 + 1) as i128 - ppm as i128;
-        (work as i128 + work as i128 * r / 1_000_000).max(1) as u64
+        // work <= ~1e13 (validated workloads) and |r| <= 5e5, so the product fits in i64.
+        let r = self.rng.below(2 * ppm as u64 + 1) as i64 - ppm as i64;
+        (work as i64)
+            .saturating_add((work as i64).saturating_mul(r) / 1_000_000)
+            .max(1) as u64
     }
 
     /// The running task `t` stops being runnable (`deactivate_task()`).

@@ -210,12 +210,10 @@ impl Topology {
             .get(k - 1)
             .unwrap_or_else(|| group.throughput.last().unwrap()) as u64;
         let reference = self.freq_domains[c.freq_domain].reference_khz() as u64;
-        let rate = crate::units::WORK_SCALE as u128
-            * c.capacity_orig as u128
-            * freq_khz as u128
-            * tp as u128
-            / (SCHED_CAPACITY_SCALE as u128 * reference as u128 * 1024);
-        (rate as u64).max(1)
+        // Fits in u64: 1024 x 1024 x 2e7 kHz x 1024 < 2^64.
+        let rate = crate::units::WORK_SCALE * c.capacity_orig as u64 * freq_khz as u64 * tp
+            / (SCHED_CAPACITY_SCALE * reference * 1024);
+        rate.max(1)
     }
 
     /// Validates a spec and builds the indexed topology.

@@ -6,8 +6,9 @@
 //!
 //! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA imbalance
 //! allowance; `LBF_DST_PINNED` retries and `sgc->imbalance` (group_imbalanced from pinned tasks) are
-//! not modelled yet; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget; the
-//! balancer reads every runqueue's signals aged to now rather than the kernel's lazily-updated ones.
+//! not modelled yet; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
+//! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
+//! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
 
 use super::wakeup::fits_capacity;
 use super::{TaskId, World};
@@ -845,7 +846,8 @@ impl World {
     pub fn rebalance_domains(&mut self, cpu: usize, mut idle: CpuIdleType) {
         let jiffies = self.jiffies();
         let mut next_balance = jiffies + 60 * self.config.hz as u64;
-        self.update_all_rq_avgs();
+        // update_blocked_averages(cpu): busy CPUs age their own signals at each tick.
+        self.update_load_avg(cpu, None);
         for level in 0..self.sd.per_cpu[cpu].len() {
             let mut busy = idle != CpuIdleType::Idle;
             let mut interval = self.get_sd_balance_interval(cpu, level, busy);
@@ -873,7 +875,7 @@ impl World {
         if !self.rd_overload {
             return false;
         }
-        self.update_all_rq_avgs();
+        self.update_load_avg(cpu, None);
         for level in 0..self.sd.per_cpu[cpu].len() {
             let d = self.sd.per_cpu[cpu][level];
             if self.sd.domains[d].has(SD_BALANCE_NEWIDLE) {
@@ -944,6 +946,8 @@ impl World {
             if !self.idle_cpu(cpu) {
                 continue;
             }
+            // update_nohz_stats(): age the idle CPU's blocked signals.
+            self.update_load_avg(cpu, None);
             if self.jiffies() >= self.rqs[cpu].next_balance {
                 self.rebalance_domains(cpu, CpuIdleType::Idle);
             }

@@ -114,14 +114,6 @@ impl World {
         rq.avg.update(now, 1, load, runnable, running, scale);
     }
 
-    /// Ages every runqueue's signals to now (`update_blocked_averages()` for all CPUs; the kernel
-    /// does this per CPU from the tick and from idle balancing).
-    pub fn update_all_rq_avgs(&mut self) {
-        for cpu in 0..self.nr_cpus() {
-            self.update_load_avg(cpu, None);
-        }
-    }
-
     /// `attach_entity_load_avg()` (v5.7): the task's sums are rebuilt from its averages against the
     /// cfs_rq's divider and added to the cfs_rq.
     fn attach_entity_load_avg(&mut self, cpu: usize, t: TaskId) {
