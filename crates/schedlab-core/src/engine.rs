@@ -740,20 +740,17 @@ impl<'a> Engine<'a> {
         }
         self.account(src);
         self.w.counters.active_balances += 1;
-        let candidates: Vec<TaskId> = self.w.rqs[src].cfs_tasks.iter().rev().copied().collect();
-        for p in candidates {
-            if !self.w.tasks[p].allowed.test(dst) {
-                continue;
-            }
-            let was_curr = self.w.rqs[src].curr == Some(p);
-            self.w.dequeue_task(src, p, true);
-            self.w.enqueue_task(dst, p, Enqueue::Migrated);
-            self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance);
-            self.w.check_preempt_wakeup(dst, p);
-            if was_curr {
-                self.w.resched(src);
-            }
-            break;
+        // detach_one_task(): the first migratable task from the tail of cfs_tasks.
+        let Some(p) = self.w.rqs[src].cfs_tasks.iter().rev().copied().find(|&p| self.w.tasks[p].allowed.test(dst)) else {
+            return;
+        };
+        let was_curr = self.w.rqs[src].curr == Some(p);
+        self.w.dequeue_task(src, p, true);
+        self.w.enqueue_task(dst, p, Enqueue::Migrated);
+        self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance);
+        self.w.check_preempt_wakeup(dst, p);
+        if was_curr {
+            self.w.resched(src);
         }
     }
 

@@ -1,0 +1,55 @@
+//! The simulation loop allocates nothing per event: a run ten times longer makes (almost) no more
+//! allocations. A counting global allocator watches this test binary only.
+
+use schedlab_core::experiment::Plan;
+use schedlab_core::scenarios::builtin;
+use schedlab_core::workload::WorkloadSpec;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_for(requests: u64, threads: u64) -> (u64, u64) {
+    let mut s = builtin("hikey960-asym-packing").unwrap();
+    s.runs = 1;
+    s.sweep.as_mut().unwrap().values = vec![threads];
+    #[allow(irrefutable_let_patterns)]
+    if let WorkloadSpec::SysbenchCpu(w) = &mut s.workload {
+        w.max_requests = requests;
+    }
+    let plan = Plan::new(&s).unwrap();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = plan.run(1).unwrap(); // the patched variant: migrations and active balances happen
+    (ALLOCS.load(Ordering::Relaxed) - before, r.events)
+}
+
+#[test]
+fn allocations_do_not_grow_with_events() {
+    for threads in [2, 5] {
+        let (short, short_events) = allocations_for(1_000, threads);
+        let (long, long_events) = allocations_for(10_000, threads);
+        assert!(long_events > 5 * short_events);
+        assert!(
+            long <= short + 16,
+            "{threads} threads: {short} allocations for {short_events} events, {long} for {long_events}"
+        );
+    }
+}
