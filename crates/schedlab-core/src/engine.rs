@@ -102,6 +102,8 @@ pub struct Engine<'a> {
     busy_cpu_ns: u64,
     /// What each CPU was last seen running by [`Engine::schedule`] (curr may already be gone).
     running: Vec<Option<TaskId>>,
+    /// `distribute_cpu_mask_prev`.
+    distribute_prev: usize,
     live_tasks: usize,
     limits: Limits,
     trace: Option<Vec<TraceEvent>>,
@@ -132,6 +134,7 @@ impl<'a> Engine<'a> {
             busy_since: vec![None; n],
             busy_cpu_ns: 0,
             running: vec![None; n],
+            distribute_prev: n - 1,
             live_tasks: 0,
             limits,
             trace: trace.then(Vec::new),
@@ -598,6 +601,33 @@ impl<'a> Engine<'a> {
                         return;
                     }
                 }
+                Op::SetAffinity(mask) => {
+                    self.w.tasks[t].pc += 1;
+                    let mask = mask.and(&self.w.topo.all_cpus());
+                    if mask.is_empty() {
+                        let name = self.inst.programs[prog].name.clone();
+                        self.fail(Error::Workload(format!(
+                            "program '{name}' sets an affinity with no CPU of this machine"
+                        )));
+                        return;
+                    }
+                    self.w.tasks[t].allowed = mask;
+                    if !mask.test(cpu) {
+                        // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
+                        let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
+                        self.distribute_prev = dest;
+                        self.w.dequeue_task(cpu, t, true);
+                        self.w.enqueue_task(dest, t, Enqueue::Migrated);
+                        self.trace_migrate(t, cpu, dest, MigrateReason::Affinity);
+                        self.w.check_preempt_wakeup(dest, t);
+                        self.w.resched(cpu);
+                        return;
+                    }
+                }
+                Op::SetNice(nice) => {
+                    self.w.set_nice(t, nice);
+                    self.w.tasks[t].pc += 1;
+                }
                 Op::MarkStart => {
                     self.start = Some(self.w.now);
                     self.w.tasks[t].pc += 1;
@@ -741,7 +771,13 @@ impl<'a> Engine<'a> {
         self.account(src);
         self.w.counters.active_balances += 1;
         // detach_one_task(): the first migratable task from the tail of cfs_tasks.
-        let Some(p) = self.w.rqs[src].cfs_tasks.iter().rev().copied().find(|&p| self.w.tasks[p].allowed.test(dst)) else {
+        let Some(p) = self.w.rqs[src]
+            .cfs_tasks
+            .iter()
+            .rev()
+            .copied()
+            .find(|&p| self.w.tasks[p].allowed.test(dst))
+        else {
             return;
         };
         let was_curr = self.w.rqs[src].curr == Some(p);
@@ -805,4 +841,82 @@ pub fn mask_of(topo: &Topology, cpus: &[usize]) -> CpuMask {
         }
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domains::SchedDomains;
+    use crate::kernel::{build_config, Governor};
+    use crate::topology::presets::preset;
+    use crate::units::{NSEC_PER_MSEC, WORK_SCALE};
+    use crate::workload::{Metric, Program};
+
+    /// Task A (nice 0) and task B (nice `nice_b`) share CPU 4 of a HiKey960; the run's value is the
+    /// time A takes to do 100 ms of work while B keeps running.
+    fn shared_cpu_time(nice_b: i32) -> f64 {
+        let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
+        let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
+        let d = SchedDomains::build(&t, &c).unwrap();
+        let pin = CpuMask::single(4);
+        let ms = |m: u64| m * NSEC_PER_MSEC * WORK_SCALE;
+        let inst = Instance {
+            programs: vec![
+                Program {
+                    name: "main".into(),
+                    ops: vec![
+                        Op::SetAffinity(pin),
+                        Op::Fork(1),
+                        Op::Fork(2),
+                        Op::MarkStart,
+                        Op::WaitChildren,
+                        Op::Exit,
+                    ],
+                },
+                Program {
+                    name: "a".into(),
+                    ops: vec![
+                        Op::Run {
+                            work: ms(100),
+                            jitter_ppm: 0,
+                        },
+                        Op::MarkEnd,
+                        Op::Exit,
+                    ],
+                },
+                Program {
+                    name: "b".into(),
+                    ops: vec![
+                        Op::SetNice(nice_b),
+                        Op::Run {
+                            work: ms(400),
+                            jitter_ppm: 0,
+                        },
+                        Op::Exit,
+                    ],
+                },
+            ],
+            initial: vec![0],
+            pools: vec![],
+            gates: 0,
+            deadline_after_start: None,
+            metric: Metric::ElapsedSeconds,
+        };
+        let world = World::new(t, d, c);
+        Engine::new(world, &inst, 1, Limits::default(), false)
+            .with_invariant_checks()
+            .run()
+            .unwrap()
+            .value
+    }
+
+    #[test]
+    fn cpu_time_is_shared_in_proportion_to_nice_weights() {
+        // Equal weights: A gets half the CPU, so ~200 ms; nice 5 (weight 335): A gets 1024/1359.
+        let equal = shared_cpu_time(0);
+        assert!((equal - 0.200).abs() < 0.015, "{equal}");
+        let favoured = shared_cpu_time(5);
+        let expect = 0.100 * 1359.0 / 1024.0;
+        assert!((favoured - expect).abs() < 0.012, "{favoured} vs {expect}");
+    }
 }

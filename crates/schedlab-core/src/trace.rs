@@ -61,6 +61,7 @@ pub enum MigrateReason {
     Fork,
     LoadBalance,
     ActiveBalance,
+    Affinity,
 }
 
 /// Renders events in the text format of ftrace's `trace` file, close enough for trace viewers that

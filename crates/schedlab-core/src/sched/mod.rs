@@ -22,6 +22,19 @@ pub type TaskId = usize;
 /// `NICE_0_LOAD` after `scale_load_down()`.
 pub const NICE_0_LOAD: u64 = 1024;
 
+/// `sched_prio_to_weight[]` (kernel/sched/core.c): weight of nice -20..19; each step is ~1.25x,
+/// so a nice level is worth ~10% of CPU time against a nice-0 neighbour.
+pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
+    70, 56, 45, 36, 29, 23, 18, 15,
+];
+
+/// The load weight of a nice value, clamped to -20..19.
+pub fn nice_to_weight(nice: i32) -> u64 {
+    SCHED_PRIO_TO_WEIGHT[(nice.clamp(-20, 19) + 20) as usize]
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskState {
     /// On a runqueue (queued or running).

@@ -210,3 +210,20 @@ fn group_classification_follows_capacity_and_runnable() {
         "more tasks than CPUs, but utilization and runnable both leave room"
     );
 }
+
+#[test]
+fn nice_weights_match_the_kernel_table_and_share_time_by_weight() {
+    assert_eq!(super::nice_to_weight(0), 1024);
+    assert_eq!(super::nice_to_weight(-20), 88761);
+    assert_eq!(super::nice_to_weight(19), 15);
+    assert_eq!(super::nice_to_weight(5), 335);
+    // Two tasks on one CPU, nice 0 and nice 5: slices in proportion 1024 : 335.
+    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+    let a = add_task(&mut w, 0, 1024);
+    let b = add_task(&mut w, 0, 1024);
+    w.set_nice(b, 5);
+    assert_eq!(w.rqs[0].load_weight, 1024 + 335);
+    let (sa, sb) = (w.sched_slice(0, a, true), w.sched_slice(0, b, true));
+    assert_eq!(sa, 24 * NSEC_PER_MSEC * 1024 / 1359);
+    assert_eq!(sb, 24 * NSEC_PER_MSEC * 335 / 1359);
+}

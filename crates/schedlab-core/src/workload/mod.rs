@@ -30,6 +30,11 @@ pub enum Op {
     Fork(usize),
     /// Block until every child has exited.
     WaitChildren,
+    /// `sched_setaffinity()`: restrict the task to these CPUs; a task on a CPU it may no longer use
+    /// is moved at once (`__set_cpus_allowed_ptr()` -> `migration_cpu_stop()`).
+    SetAffinity(crate::cpumask::CpuMask),
+    /// `setpriority()`: change the task's nice value (-20..19).
+    SetNice(i32),
     /// Start and stop the clock of the run's elapsed-time metric.
     MarkStart,
     MarkEnd,
