@@ -191,7 +191,7 @@ impl Plan {
         let params: Vec<u64> = specs.iter().map(|(_, v)| *v).collect();
         let instances = specs
             .iter()
-            .map(|(w, _)| w.instantiate())
+            .map(|(w, _)| w.instantiate(&topo))
             .collect::<Result<Vec<_>>>()?;
         let total = variants.len() * params.len() * scenario.runs as usize;
         if total > MAX_RUNS {

@@ -133,6 +133,8 @@ pub struct Rq {
     /// `rq->next_balance` in jiffies.
     pub next_balance: u64,
     pub misfit_task_load: u64,
+    /// `cfs_rq->skip`: the task that yielded.
+    pub skip: Option<TaskId>,
     /// An active balance is queued for this CPU's stopper.
     pub active_balance: bool,
     // Work accounting of curr.
@@ -232,6 +234,7 @@ impl World {
                 idle_stamp: 0,
                 next_balance: 0,
                 misfit_task_load: 0,
+                skip: None,
                 active_balance: false,
                 rate: 0,
                 last_account: 0,

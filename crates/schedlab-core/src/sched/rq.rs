@@ -312,9 +312,13 @@ impl World {
             self.put_curr(cpu);
             self.queue_insert(cpu, prev);
         }
-        let (_, next) = *self.rqs[cpu].queue.first()?;
+        // pick_next_entity(): skip the yielding task if another is queued.
+        let skip = self.rqs[cpu].skip.take();
+        let q = &self.rqs[cpu].queue;
+        let idx = usize::from(q.len() > 1 && q.first().map(|e| e.1) == skip);
+        let (_, next) = *q.get(idx)?;
         self.update_load_avg(cpu, Some(next));
-        self.rqs[cpu].queue.remove(0);
+        self.rqs[cpu].queue.remove(idx);
         let now = self.now;
         let task = &mut self.tasks[next];
         task.exec_start = now;
@@ -326,6 +330,14 @@ impl World {
         }
         rq.cfs_tasks.insert(0, next);
         Some(next)
+    }
+
+    /// `yield_task_fair()`: mark curr as the skip buddy, so the next pick prefers another task, and
+    /// reschedule.
+    pub fn yield_task(&mut self, cpu: usize) {
+        self.update_curr(cpu);
+        self.rqs[cpu].skip = self.rqs[cpu].curr;
+        self.resched(cpu);
     }
 
     /// `check_preempt_tick()`: curr used its slice, or is a slice ahead of the leftmost task.

@@ -4,28 +4,89 @@
 pub mod sysbench;
 
 use crate::error::{Error, Result};
+use crate::topology::Topology;
 use crate::units::{Nanos, Work};
 use serde::{Deserialize, Serialize};
 
-/// One step of a task's program. Only `Run` takes time; everything else happens at once.
+/// One step of a task's program. Only `Run` and `RunFor` take CPU time; blocking ops take wall
+/// time; everything else happens at once.
+///
+/// Blocking ops that wait for a resource (`Lock`, `Send`, `Recv`, `Suspend`) are retried when the
+/// task is woken, as a futex-based implementation retries: another task may take the resource first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// Compute `work` (reference ns x WORK_SCALE), varied by up to +-`jitter_ppm` per execution.
+    /// Compute `work` (reference ns x WORK_SCALE), varied by up to +-`jitter_ppm` per execution:
+    /// slower CPUs and lower frequencies take longer.
     Run {
         work: Work,
         jitter_ppm: u32,
     },
+    /// Stay busy for this much wall time while running, whatever the CPU's speed (rt-app `runtime`).
+    RunFor(Nanos),
     /// Take one event from a shared pool; when the pool is empty or the deadline has passed, jump.
     TakeEvent {
         pool: usize,
         exhausted: usize,
     },
     Jump(usize),
+    /// Loop: jump back to `to` until this op has been reached `times` times (0 = forever), then
+    /// reset the task's counter in `slot` and fall through.
+    Repeat {
+        slot: usize,
+        times: u64,
+        to: usize,
+    },
     Sleep(Nanos),
+    /// rt-app `timer`: sleep until the timer's next expiry, `period` after the previous one (the
+    /// first expiry is `period` after the task that first uses it was created). When
+    /// the expiry has already passed, a relative timer restarts from now; an absolute one keeps
+    /// its schedule (and does not sleep).
+    Timer {
+        timer: usize,
+        period: Nanos,
+        absolute: bool,
+    },
     /// Block until the gate is open.
     WaitGate(usize),
     /// Open the gate and wake every task waiting on it.
     OpenGate(usize),
+    /// Wait until `parties` tasks have reached barrier `id`; the last one wakes the others.
+    Barrier {
+        id: usize,
+        parties: u32,
+    },
+    /// Take mutex `id`, blocking while another task holds it.
+    Lock(usize),
+    /// Release mutex `id` and wake one waiter.
+    Unlock(usize),
+    /// `pthread_cond_wait()`: release `mutex` and block until condition `cond` is signalled. The
+    /// program re-takes the mutex with a `Lock` after it.
+    CondWait {
+        cond: usize,
+        mutex: usize,
+    },
+    /// Wake one task waiting on the condition.
+    CondSignal(usize),
+    /// Wake every task waiting on the condition.
+    CondBroadcast(usize),
+    /// rt-app `suspend`: block until a `Resume` of the same event (a resume with nobody suspended is
+    /// remembered).
+    Suspend(usize),
+    Resume(usize),
+    /// `sched_yield()`: let the next task on this CPU run (`yield_task_fair()`'s skip buddy).
+    Yield,
+    /// Write `bytes` into channel `chan` (a socket or pipe), blocking while its buffer lacks room;
+    /// wakes a reader (`WF_SYNC`, as socket and pipe writes do).
+    Send {
+        chan: usize,
+        bytes: u64,
+    },
+    /// Read `bytes` from channel `chan`, blocking until that many are buffered; wakes a writer
+    /// waiting for room.
+    Recv {
+        chan: usize,
+        bytes: u64,
+    },
     /// Create a task running another program (`clone()` + `wake_up_new_task()`).
     Fork(usize),
     /// Block until every child has exited.
@@ -35,6 +96,8 @@ pub enum Op {
     SetAffinity(crate::cpumask::CpuMask),
     /// `setpriority()`: change the task's nice value (-20..19).
     SetNice(i32),
+    /// Add to the run's work counter (records, transactions, bytes: what the metric counts).
+    Count(u64),
     /// Start and stop the clock of the run's elapsed-time metric.
     MarkStart,
     MarkEnd,
@@ -45,6 +108,29 @@ pub enum Op {
 pub struct Program {
     pub name: String,
     pub ops: Vec<Op>,
+    /// Loop counters the program's `Repeat` ops use (slots `0..loop_slots`).
+    pub loop_slots: usize,
+}
+
+impl Program {
+    pub fn new(name: impl Into<String>, ops: Vec<Op>) -> Program {
+        let loop_slots = ops
+            .iter()
+            .filter_map(|op| {
+                if let Op::Repeat { slot, .. } = op {
+                    Some(slot + 1)
+                } else {
+                    None
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        Program {
+            name: name.into(),
+            ops,
+            loop_slots,
+        }
+    }
 }
 
 /// What a run measures.
@@ -55,6 +141,12 @@ pub enum Metric {
     ElapsedSeconds,
     /// Events taken from the pools before they ran out or the deadline passed.
     Events,
+    /// `Count`s per second between `MarkStart` and `MarkEnd` (or the end of the run).
+    RecordsPerSecond,
+    /// `Count`ed bytes per second, in MB/s (10^6 bytes).
+    MegabytesPerSecond,
+    /// `Count`s in total.
+    Count,
 }
 
 impl Metric {
@@ -62,21 +154,27 @@ impl Metric {
         match self {
             Metric::ElapsedSeconds => "time",
             Metric::Events => "events",
+            Metric::RecordsPerSecond => "records/s",
+            Metric::MegabytesPerSecond => "throughput",
+            Metric::Count => "count",
         }
     }
     pub fn unit(self) -> &'static str {
         match self {
             Metric::ElapsedSeconds => "s",
             Metric::Events => "events",
+            Metric::RecordsPerSecond => "records/s",
+            Metric::MegabytesPerSecond => "MB/s",
+            Metric::Count => "count",
         }
     }
     pub fn higher_is_better(self) -> bool {
-        matches!(self, Metric::Events)
+        !matches!(self, Metric::ElapsedSeconds)
     }
 }
 
 /// A workload ready to run: programs, the tasks that exist at time 0 (each on a random CPU, as a
-/// shell would start them), and shared state.
+/// shell would start them), and the shared objects the programs use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instance {
     pub programs: Vec<Program>,
@@ -84,9 +182,81 @@ pub struct Instance {
     pub initial: Vec<usize>,
     pub pools: Vec<u64>,
     pub gates: usize,
+    pub mutexes: usize,
+    pub conds: usize,
+    pub barriers: usize,
+    /// Suspend/resume events.
+    pub events: usize,
+    pub timers: usize,
+    /// Buffer size in bytes of each channel.
+    pub channels: Vec<u64>,
     /// Pools stop handing out events this long after `MarkStart`.
     pub deadline_after_start: Option<Nanos>,
+    /// The run ends at this time even if tasks are left (rt-app `duration`).
+    pub stop_at: Option<Nanos>,
     pub metric: Metric,
+}
+
+impl Instance {
+    /// An instance with these programs and no shared objects; generators add what they use.
+    pub fn new(programs: Vec<Program>, initial: Vec<usize>, metric: Metric) -> Instance {
+        Instance {
+            programs,
+            initial,
+            pools: vec![],
+            gates: 0,
+            mutexes: 0,
+            conds: 0,
+            barriers: 0,
+            events: 0,
+            timers: 0,
+            channels: vec![],
+            deadline_after_start: None,
+            stop_at: None,
+            metric,
+        }
+    }
+
+    /// Checks that every op refers to objects and programs that exist, so the engine can index
+    /// without checks.
+    pub fn validate(&self) -> Result<()> {
+        if self.initial.is_empty() {
+            return Err(Error::Workload("the workload starts no task".into()));
+        }
+        let np = self.programs.len();
+        if self.initial.iter().any(|&p| p >= np) {
+            return Err(Error::Workload(
+                "an initial task runs a program that does not exist".into(),
+            ));
+        }
+        for prog in &self.programs {
+            let bad = |what: &str| Err(Error::Workload(format!("program '{}': {what}", prog.name)));
+            let n = prog.ops.len();
+            for op in &prog.ops {
+                let ok = match *op {
+                    Op::TakeEvent { pool, exhausted } => pool < self.pools.len() && exhausted <= n,
+                    Op::Jump(to) => to < n,
+                    Op::Repeat { slot, to, .. } => slot < prog.loop_slots && to < n,
+                    Op::Timer { timer, .. } => timer < self.timers,
+                    Op::WaitGate(g) | Op::OpenGate(g) => g < self.gates,
+                    Op::Barrier { id, parties } => id < self.barriers && parties > 0,
+                    Op::Lock(m) | Op::Unlock(m) => m < self.mutexes,
+                    Op::CondWait { cond, mutex } => cond < self.conds && mutex < self.mutexes,
+                    Op::CondSignal(c) | Op::CondBroadcast(c) => c < self.conds,
+                    Op::Suspend(e) | Op::Resume(e) => e < self.events,
+                    Op::Send { chan, bytes } | Op::Recv { chan, bytes } => {
+                        chan < self.channels.len() && bytes > 0 && bytes <= self.channels[chan]
+                    }
+                    Op::Fork(p) => p < np,
+                    _ => true,
+                };
+                if !ok {
+                    return bad(&format!("{op:?} refers to something that does not exist"));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A workload as a scenario describes it.
@@ -97,10 +267,15 @@ pub enum WorkloadSpec {
 }
 
 impl WorkloadSpec {
-    pub fn instantiate(&self) -> Result<Instance> {
-        match self {
-            WorkloadSpec::SysbenchCpu(s) => s.instantiate(),
-        }
+    /// The programs and objects of one run on `topo` (rt-app's `calibration` and the like refer to
+    /// the machine's CPUs). The result is validated.
+    pub fn instantiate(&self, topo: &Topology) -> Result<Instance> {
+        let _ = topo;
+        let inst = match self {
+            WorkloadSpec::SysbenchCpu(s) => s.instantiate()?,
+        };
+        inst.validate()?;
+        Ok(inst)
     }
 
     pub fn metric(&self) -> Metric {
@@ -133,7 +308,6 @@ impl WorkloadSpec {
                 }
             },
         }
-        w.instantiate()?;
         Ok(w)
     }
 }

@@ -143,26 +143,22 @@ impl SysbenchCpu {
             Op::Jump(2),
             Op::Exit,
         ];
-        Ok(Instance {
-            programs: vec![
-                Program {
-                    name: "sysbench".into(),
-                    ops: main,
-                },
-                Program {
-                    name: "sysbench-thread".into(),
-                    ops: worker,
-                },
+        let mut inst = Instance::new(
+            vec![
+                Program::new("sysbench", main),
+                Program::new("sysbench-thread", worker),
             ],
-            initial: vec![0],
-            pools: vec![if self.max_requests == 0 {
-                u64::MAX
-            } else {
-                self.max_requests
-            }],
-            gates: 1,
-            deadline_after_start: (self.max_time_ms > 0).then(|| self.max_time_ms * NSEC_PER_MSEC),
-            metric: self.metric(),
-        })
+            vec![0],
+            self.metric(),
+        );
+        inst.pools = vec![if self.max_requests == 0 {
+            u64::MAX
+        } else {
+            self.max_requests
+        }];
+        inst.gates = 1;
+        inst.deadline_after_start =
+            (self.max_time_ms > 0).then(|| self.max_time_ms * NSEC_PER_MSEC);
+        Ok(inst)
     }
 }

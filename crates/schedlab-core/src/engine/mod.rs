@@ -20,10 +20,23 @@ use crate::sched::wakeup::{Placement, WakeKind};
 use crate::sched::{Task, TaskId, TaskState, World};
 use crate::topology::Topology;
 use crate::trace::{Counters, MigrateReason, TraceEvent};
-use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC};
-use crate::workload::{Instance, Op};
+use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
+use crate::workload::{Instance, Metric};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
+
+mod ops;
+#[cfg(test)]
+mod tests;
+
+/// A socket or pipe: a byte buffer with the tasks waiting to read and to write.
+#[derive(Clone, Debug, Default)]
+struct Channel {
+    capacity: u64,
+    buffered: u64,
+    readers: VecDeque<TaskId>,
+    writers: VecDeque<TaskId>,
+}
 
 /// Bounds that keep a run finite and a page responsive; exceeding one is an error, not a hang.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +117,21 @@ pub struct Engine<'a> {
     running: Vec<Option<TaskId>>,
     /// `distribute_cpu_mask_prev`.
     distribute_prev: usize,
+    /// Per task: its program's loop counters.
+    loop_counts: Vec<Vec<u64>>,
+    /// Per task: the current run op is wall-clock time (`RunFor`), not work.
+    fixed_rate: Vec<bool>,
+    /// Per task: when it was created (rt-app's `t_first`, where its timers start).
+    created_at: Vec<Nanos>,
+    timer_next: Vec<Option<Nanos>>,
+    barrier_waiters: Vec<Vec<TaskId>>,
+    mutex_owner: Vec<Option<TaskId>>,
+    mutex_waiters: Vec<VecDeque<TaskId>>,
+    cond_waiters: Vec<VecDeque<TaskId>>,
+    event_pending: Vec<u64>,
+    event_waiters: Vec<VecDeque<TaskId>>,
+    channels: Vec<Channel>,
+    counted: u64,
     live_tasks: usize,
     limits: Limits,
     trace: Option<Vec<TraceEvent>>,
@@ -135,6 +163,25 @@ impl<'a> Engine<'a> {
             busy_cpu_ns: 0,
             running: vec![None; n],
             distribute_prev: n - 1,
+            loop_counts: Vec::new(),
+            fixed_rate: Vec::new(),
+            created_at: Vec::new(),
+            timer_next: vec![None; inst.timers],
+            barrier_waiters: vec![Vec::new(); inst.barriers],
+            mutex_owner: vec![None; inst.mutexes],
+            mutex_waiters: vec![VecDeque::new(); inst.mutexes],
+            cond_waiters: vec![VecDeque::new(); inst.conds],
+            event_pending: vec![0; inst.events],
+            event_waiters: vec![VecDeque::new(); inst.events],
+            channels: inst
+                .channels
+                .iter()
+                .map(|&capacity| Channel {
+                    capacity,
+                    ..Channel::default()
+                })
+                .collect(),
+            counted: 0,
             live_tasks: 0,
             limits,
             trace: trace.then(Vec::new),
@@ -231,6 +278,10 @@ impl<'a> Engine<'a> {
             .tasks
             .push(Task::new(id, cpu, allowed, program, parent, self.w.now));
         self.waiting_children.push(false);
+        self.loop_counts
+            .push(vec![0; self.inst.programs[program].loop_slots]);
+        self.fixed_rate.push(false);
+        self.created_at.push(self.w.now);
         self.live_tasks += 1;
         if let Some(p) = parent {
             self.w.tasks[p].live_children += 1;
@@ -276,6 +327,10 @@ impl<'a> Engine<'a> {
                     self.limits.max_sim_seconds
                 )));
             }
+            if self.inst.stop_at.is_some_and(|stop| ev.t > stop) {
+                self.w.now = self.inst.stop_at.unwrap();
+                break;
+            }
             self.w.now = ev.t;
             events += 1;
             if events > self.limits.max_events {
@@ -291,7 +346,7 @@ impl<'a> Engine<'a> {
                     }
                 }
                 EvKind::Tick(cpu) => self.tick(cpu),
-                EvKind::Wake(t) => self.try_to_wake_up(t, None),
+                EvKind::Wake(t) => self.try_to_wake_up(t, None, false),
                 EvKind::Ilb(cpu) => {
                     if self.w.idle_cpu(cpu) {
                         self.w.nohz_idle_balance(cpu);
@@ -311,16 +366,31 @@ impl<'a> Engine<'a> {
                 self.busy_cpu_ns += self.w.now - s;
             }
         }
+        // Without marks, the clock runs from the start to the end of the run.
+        let elapsed = self
+            .end
+            .unwrap_or(self.w.now)
+            .saturating_sub(self.start.unwrap_or(0));
+        let per_second = |count: u64| {
+            if elapsed == 0 {
+                0.0
+            } else {
+                count as f64 * NSEC_PER_SEC as f64 / elapsed as f64
+            }
+        };
         let value = match self.inst.metric {
-            crate::workload::Metric::ElapsedSeconds => {
-                let (Some(s), Some(e)) = (self.start, self.end) else {
+            Metric::ElapsedSeconds => {
+                if self.start.is_none() || (self.end.is_none() && self.inst.stop_at.is_none()) {
                     return Err(Error::Workload(
                         "the workload never started or stopped its clock".into(),
                     ));
-                };
-                (e - s) as f64 / NSEC_PER_SEC as f64
+                }
+                elapsed as f64 / NSEC_PER_SEC as f64
             }
-            crate::workload::Metric::Events => self.events_taken as f64,
+            Metric::Events => self.events_taken as f64,
+            Metric::RecordsPerSecond => per_second(self.counted),
+            Metric::MegabytesPerSecond => per_second(self.counted) / 1e6,
+            Metric::Count => self.counted as f64,
         };
         Ok(RunOutcome {
             value,
@@ -375,7 +445,12 @@ impl<'a> Engine<'a> {
             .iter()
             .filter(|&c| self.w.rqs[c].curr.is_some())
             .count();
-        let rate = self.w.topo.work_rate(cpu, khz, busy);
+        let curr = self.w.rqs[cpu].curr.unwrap();
+        let rate = if self.fixed_rate[curr] {
+            WORK_SCALE
+        } else {
+            self.w.topo.work_rate(cpu, khz, busy)
+        };
         self.w.rqs[cpu].rate = rate;
         self.arm_run_done(cpu);
     }
@@ -449,7 +524,15 @@ impl<'a> Engine<'a> {
     fn schedule(&mut self, cpu: usize) {
         self.account(cpu);
         let prev = self.running[cpu];
+        let mut picks = 0u32;
         loop {
+            picks += 1;
+            if picks > MAX_OPS_WITHOUT_WORK {
+                self.fail(Error::Workload(
+                    "tasks yield or block in a loop without doing any work".into(),
+                ));
+                return;
+            }
             let next = if self.w.rqs[cpu].nr_running > 0 {
                 self.w.pick_next_task(cpu)
             } else {
@@ -469,7 +552,8 @@ impl<'a> Engine<'a> {
                 if self.error.is_some() {
                     return;
                 }
-                if self.w.rqs[cpu].curr != Some(t) {
+                // Blocked, exited, moved, or yielded: pick again.
+                if self.w.rqs[cpu].curr != Some(t) || self.w.tasks[t].work_left == 0 {
                     continue;
                 }
             }
@@ -515,144 +599,21 @@ impl<'a> Engine<'a> {
         let t = self.w.rqs[cpu].curr.unwrap();
         self.w.tasks[t].work_left = 0;
         self.w.tasks[t].pc += 1;
+        let was_fixed = std::mem::replace(&mut self.fixed_rate[t], false);
         self.step(cpu, t);
+        if was_fixed || self.fixed_rate[t] {
+            // The next op's speed differs from this one's: recompute the rate.
+            if self.w.rqs[cpu].curr == Some(t) && self.w.tasks[t].work_left > 0 {
+                self.refresh_rate(cpu);
+                return;
+            }
+        }
         if self.w.rqs[cpu].curr == Some(t) && self.w.tasks[t].work_left > 0 {
             // Same task, same CPU, same speed: only the completion time is new.
             self.arm_run_done(cpu);
         } else {
             self.w.resched(cpu);
         }
-    }
-
-    /// Executes `t`'s program (running on `cpu`) from its pc until a `Run` gives it work or it
-    /// blocks or exits.
-    fn step(&mut self, cpu: usize, t: TaskId) {
-        let prog = self.w.tasks[t].program;
-        let mut budget = MAX_OPS_WITHOUT_WORK;
-        loop {
-            budget -= 1;
-            if budget == 0 {
-                let name = self.inst.programs[prog].name.clone();
-                self.fail(Error::Workload(format!(
-                    "program '{name}' loops without doing any work"
-                )));
-                return;
-            }
-            let pc = self.w.tasks[t].pc;
-            let Some(op) = self.inst.programs[prog].ops.get(pc) else {
-                self.exit(cpu, t);
-                return;
-            };
-            match *op {
-                Op::Run { work, jitter_ppm } => {
-                    let w = self.jitter(work, jitter_ppm);
-                    self.w.tasks[t].work_left = w.max(1);
-                    return;
-                }
-                Op::TakeEvent { pool, exhausted } => {
-                    let past_deadline = match (self.inst.deadline_after_start, self.start) {
-                        (Some(d), Some(s)) => self.w.now >= s + d,
-                        _ => false,
-                    };
-                    if self.pools[pool] > 0 && !past_deadline {
-                        self.pools[pool] -= 1;
-                        self.events_taken += 1;
-                        self.w.tasks[t].pc += 1;
-                    } else {
-                        self.w.tasks[t].pc = exhausted;
-                    }
-                }
-                Op::Jump(to) => self.w.tasks[t].pc = to,
-                Op::Sleep(ns) => {
-                    self.w.tasks[t].pc += 1;
-                    self.block(cpu, t, TaskState::Sleeping);
-                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
-                    return;
-                }
-                Op::WaitGate(g) => {
-                    self.w.tasks[t].pc += 1;
-                    if !self.gate_open[g] {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.gate_waiters[g].push(t);
-                        return;
-                    }
-                }
-                Op::OpenGate(g) => {
-                    self.w.tasks[t].pc += 1;
-                    self.gate_open[g] = true;
-                    let waiters = std::mem::take(&mut self.gate_waiters[g]);
-                    for wt in waiters {
-                        self.try_to_wake_up(wt, Some((t, cpu)));
-                    }
-                }
-                Op::Fork(program) => {
-                    self.w.tasks[t].pc += 1;
-                    self.wake_up_new_task(t, cpu, program);
-                    if self.error.is_some() {
-                        return;
-                    }
-                }
-                Op::WaitChildren => {
-                    if self.w.tasks[t].live_children == 0 {
-                        self.w.tasks[t].pc += 1;
-                    } else {
-                        self.waiting_children[t] = true;
-                        self.block(cpu, t, TaskState::Blocked);
-                        return;
-                    }
-                }
-                Op::SetAffinity(mask) => {
-                    self.w.tasks[t].pc += 1;
-                    let mask = mask.and(&self.w.topo.all_cpus());
-                    if mask.is_empty() {
-                        let name = self.inst.programs[prog].name.clone();
-                        self.fail(Error::Workload(format!(
-                            "program '{name}' sets an affinity with no CPU of this machine"
-                        )));
-                        return;
-                    }
-                    self.w.tasks[t].allowed = mask;
-                    if !mask.test(cpu) {
-                        // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
-                        let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
-                        self.distribute_prev = dest;
-                        self.w.dequeue_task(cpu, t, true);
-                        self.w.enqueue_task(dest, t, Enqueue::Migrated);
-                        self.trace_migrate(t, cpu, dest, MigrateReason::Affinity);
-                        self.w.check_preempt_wakeup(dest, t);
-                        self.w.resched(cpu);
-                        return;
-                    }
-                }
-                Op::SetNice(nice) => {
-                    self.w.set_nice(t, nice);
-                    self.w.tasks[t].pc += 1;
-                }
-                Op::MarkStart => {
-                    self.start = Some(self.w.now);
-                    self.w.tasks[t].pc += 1;
-                }
-                Op::MarkEnd => {
-                    self.end = Some(self.w.now);
-                    self.w.tasks[t].pc += 1;
-                }
-                Op::Exit => {
-                    self.exit(cpu, t);
-                    return;
-                }
-            }
-        }
-    }
-
-    fn jitter(&mut self, work: u64, ppm: u32) -> u64 {
-        if ppm == 0 {
-            return work;
-        }
-        // work <= ~1e13 (validated workloads) and |r| <= 5e5, so the product fits in i64.
-        let r = self.rng.below(2 * ppm as u64 + 1) as i64 - ppm as i64;
-        (work as i64)
-            .saturating_add((work as i64).saturating_mul(r) / 1_000_000)
-            .max(1) as u64
     }
 
     /// The running task `t` stops being runnable (`deactivate_task()`).
@@ -671,7 +632,7 @@ impl<'a> Engine<'a> {
             self.w.tasks[p].live_children -= 1;
             if self.w.tasks[p].live_children == 0 && self.waiting_children[p] {
                 self.waiting_children[p] = false;
-                self.try_to_wake_up(p, Some((t, cpu)));
+                self.try_to_wake_up(p, Some((t, cpu)), false);
             }
         }
     }
@@ -705,7 +666,7 @@ impl<'a> Engine<'a> {
     }
 
     /// `try_to_wake_up()`; `waker` is the task (and its CPU) that wakes `p`, None for a timer.
-    fn try_to_wake_up(&mut self, p: TaskId, waker: Option<(TaskId, usize)>) {
+    fn try_to_wake_up(&mut self, p: TaskId, waker: Option<(TaskId, usize)>, sync: bool) {
         if self.w.tasks[p].state == TaskState::Runnable
             || self.w.tasks[p].state == TaskState::Exited
         {
@@ -714,10 +675,9 @@ impl<'a> Engine<'a> {
         self.w.counters.wakeups += 1;
         let prev = self.w.tasks[p].cpu;
         let (target, _path): (usize, Placement) = match waker {
-            Some((wk, wcpu)) => {
-                self.w
-                    .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync: false })
-            }
+            Some((wk, wcpu)) => self
+                .w
+                .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync }),
             None => (
                 self.w.select_idle_sibling(p, prev, prev),
                 Placement::FastPath,
@@ -841,82 +801,4 @@ pub fn mask_of(topo: &Topology, cpus: &[usize]) -> CpuMask {
         }
     }
     m
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domains::SchedDomains;
-    use crate::kernel::{build_config, Governor};
-    use crate::topology::presets::preset;
-    use crate::units::{NSEC_PER_MSEC, WORK_SCALE};
-    use crate::workload::{Metric, Program};
-
-    /// Task A (nice 0) and task B (nice `nice_b`) share CPU 4 of a HiKey960; the run's value is the
-    /// time A takes to do 100 ms of work while B keeps running.
-    fn shared_cpu_time(nice_b: i32) -> f64 {
-        let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
-        let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
-        let d = SchedDomains::build(&t, &c).unwrap();
-        let pin = CpuMask::single(4);
-        let ms = |m: u64| m * NSEC_PER_MSEC * WORK_SCALE;
-        let inst = Instance {
-            programs: vec![
-                Program {
-                    name: "main".into(),
-                    ops: vec![
-                        Op::SetAffinity(pin),
-                        Op::Fork(1),
-                        Op::Fork(2),
-                        Op::MarkStart,
-                        Op::WaitChildren,
-                        Op::Exit,
-                    ],
-                },
-                Program {
-                    name: "a".into(),
-                    ops: vec![
-                        Op::Run {
-                            work: ms(100),
-                            jitter_ppm: 0,
-                        },
-                        Op::MarkEnd,
-                        Op::Exit,
-                    ],
-                },
-                Program {
-                    name: "b".into(),
-                    ops: vec![
-                        Op::SetNice(nice_b),
-                        Op::Run {
-                            work: ms(400),
-                            jitter_ppm: 0,
-                        },
-                        Op::Exit,
-                    ],
-                },
-            ],
-            initial: vec![0],
-            pools: vec![],
-            gates: 0,
-            deadline_after_start: None,
-            metric: Metric::ElapsedSeconds,
-        };
-        let world = World::new(t, d, c);
-        Engine::new(world, &inst, 1, Limits::default(), false)
-            .with_invariant_checks()
-            .run()
-            .unwrap()
-            .value
-    }
-
-    #[test]
-    fn cpu_time_is_shared_in_proportion_to_nice_weights() {
-        // Equal weights: A gets half the CPU, so ~200 ms; nice 5 (weight 335): A gets 1024/1359.
-        let equal = shared_cpu_time(0);
-        assert!((equal - 0.200).abs() < 0.015, "{equal}");
-        let favoured = shared_cpu_time(5);
-        let expect = 0.100 * 1359.0 / 1024.0;
-        assert!((favoured - expect).abs() < 0.012, "{favoured} vs {expect}");
-    }
 }

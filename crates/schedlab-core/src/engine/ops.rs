@@ -1,0 +1,296 @@
+//! The interpreter of workload programs: what each [`Op`] does to the task running it and to the
+//! shared objects (gates, barriers, mutexes, conditions, events, channels, timers).
+
+use super::{Engine, EvKind, MAX_OPS_WITHOUT_WORK};
+use crate::error::Error;
+use crate::sched::rq::Enqueue;
+use crate::sched::{TaskId, TaskState};
+use crate::trace::MigrateReason;
+use crate::units::WORK_SCALE;
+use crate::workload::Op;
+
+impl Engine<'_> {
+    /// Executes `t`'s program (running on `cpu`) from its pc until a `Run` gives it work or it
+    /// blocks or exits.
+    pub(super) fn step(&mut self, cpu: usize, t: TaskId) {
+        let prog = self.w.tasks[t].program;
+        let mut budget = MAX_OPS_WITHOUT_WORK;
+        loop {
+            budget -= 1;
+            if budget == 0 {
+                let name = self.inst.programs[prog].name.clone();
+                self.fail(Error::Workload(format!(
+                    "program '{name}' loops without doing any work"
+                )));
+                return;
+            }
+            let pc = self.w.tasks[t].pc;
+            let Some(op) = self.inst.programs[prog].ops.get(pc) else {
+                self.exit(cpu, t);
+                return;
+            };
+            match *op {
+                Op::Run { work, jitter_ppm } => {
+                    let w = self.jitter(work, jitter_ppm);
+                    self.w.tasks[t].work_left = w.max(1);
+                    return;
+                }
+                Op::RunFor(ns) => {
+                    self.w.tasks[t].work_left = ns.max(1).saturating_mul(WORK_SCALE);
+                    self.fixed_rate[t] = true;
+                    return;
+                }
+                Op::Repeat { slot, times, to } => {
+                    let c = &mut self.loop_counts[t][slot];
+                    *c += 1;
+                    if times == 0 || *c < times {
+                        self.w.tasks[t].pc = to;
+                    } else {
+                        *c = 0;
+                        self.w.tasks[t].pc += 1;
+                    }
+                }
+                Op::Timer {
+                    timer,
+                    period,
+                    absolute,
+                } => {
+                    let now = self.w.now;
+                    // A timer starts at the first user's creation (rt-app's t_first).
+                    let next = self.timer_next[timer]
+                        .unwrap_or(self.created_at[t])
+                        .saturating_add(period);
+                    self.timer_next[timer] = Some(next);
+                    self.w.tasks[t].pc += 1;
+                    if now < next {
+                        self.block(cpu, t, TaskState::Sleeping);
+                        self.push(next, EvKind::Wake(t));
+                        return;
+                    }
+                    if !absolute {
+                        self.timer_next[timer] = Some(now);
+                    }
+                }
+                Op::Barrier { id, parties } => {
+                    self.w.tasks[t].pc += 1;
+                    if self.barrier_waiters[id].len() + 1 < parties as usize {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.barrier_waiters[id].push(t);
+                        return;
+                    }
+                    let waiters = std::mem::take(&mut self.barrier_waiters[id]);
+                    for &wt in &waiters {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                    self.barrier_waiters[id] = waiters;
+                    self.barrier_waiters[id].clear();
+                }
+                Op::Lock(m) => match self.mutex_owner[m] {
+                    None => {
+                        self.mutex_owner[m] = Some(t);
+                        self.w.tasks[t].pc += 1;
+                    }
+                    Some(owner) if owner == t => {
+                        let name = self.inst.programs[prog].name.clone();
+                        self.fail(Error::Workload(format!(
+                            "program '{name}' locks mutex {m} twice"
+                        )));
+                        return;
+                    }
+                    Some(_) => {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.mutex_waiters[m].push_back(t);
+                        return;
+                    }
+                },
+                Op::Unlock(m) => {
+                    self.w.tasks[t].pc += 1;
+                    self.unlock(m, t, cpu);
+                }
+                Op::CondWait { cond, mutex } => {
+                    self.w.tasks[t].pc += 1;
+                    self.unlock(mutex, t, cpu);
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.cond_waiters[cond].push_back(t);
+                    return;
+                }
+                Op::CondSignal(c) => {
+                    self.w.tasks[t].pc += 1;
+                    if let Some(wt) = self.cond_waiters[c].pop_front() {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                Op::CondBroadcast(c) => {
+                    self.w.tasks[t].pc += 1;
+                    while let Some(wt) = self.cond_waiters[c].pop_front() {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                Op::Suspend(e) => {
+                    if self.event_pending[e] > 0 {
+                        self.event_pending[e] -= 1;
+                        self.w.tasks[t].pc += 1;
+                    } else {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.event_waiters[e].push_back(t);
+                        return;
+                    }
+                }
+                Op::Resume(e) => {
+                    self.w.tasks[t].pc += 1;
+                    self.event_pending[e] += 1;
+                    if let Some(wt) = self.event_waiters[e].pop_front() {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                Op::Yield => {
+                    self.w.tasks[t].pc += 1;
+                    self.w.yield_task(cpu);
+                    return;
+                }
+                Op::Send { chan, bytes } => {
+                    let ch = &mut self.channels[chan];
+                    if ch.buffered + bytes > ch.capacity {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.channels[chan].writers.push_back(t);
+                        return;
+                    }
+                    ch.buffered += bytes;
+                    self.w.tasks[t].pc += 1;
+                    if let Some(r) = self.channels[chan].readers.pop_front() {
+                        self.try_to_wake_up(r, Some((t, cpu)), true);
+                    }
+                }
+                Op::Recv { chan, bytes } => {
+                    let ch = &mut self.channels[chan];
+                    if ch.buffered < bytes {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.channels[chan].readers.push_back(t);
+                        return;
+                    }
+                    ch.buffered -= bytes;
+                    self.w.tasks[t].pc += 1;
+                    if let Some(wr) = self.channels[chan].writers.pop_front() {
+                        self.try_to_wake_up(wr, Some((t, cpu)), true);
+                    }
+                }
+                Op::Count(n) => {
+                    self.counted = self.counted.saturating_add(n);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::TakeEvent { pool, exhausted } => {
+                    let past_deadline = match (self.inst.deadline_after_start, self.start) {
+                        (Some(d), Some(s)) => self.w.now >= s + d,
+                        _ => false,
+                    };
+                    if self.pools[pool] > 0 && !past_deadline {
+                        self.pools[pool] -= 1;
+                        self.events_taken += 1;
+                        self.w.tasks[t].pc += 1;
+                    } else {
+                        self.w.tasks[t].pc = exhausted;
+                    }
+                }
+                Op::Jump(to) => self.w.tasks[t].pc = to,
+                Op::Sleep(ns) => {
+                    self.w.tasks[t].pc += 1;
+                    self.block(cpu, t, TaskState::Sleeping);
+                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                    return;
+                }
+                Op::WaitGate(g) => {
+                    self.w.tasks[t].pc += 1;
+                    if !self.gate_open[g] {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.gate_waiters[g].push(t);
+                        return;
+                    }
+                }
+                Op::OpenGate(g) => {
+                    self.w.tasks[t].pc += 1;
+                    self.gate_open[g] = true;
+                    let waiters = std::mem::take(&mut self.gate_waiters[g]);
+                    for wt in waiters {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                Op::Fork(program) => {
+                    self.w.tasks[t].pc += 1;
+                    self.wake_up_new_task(t, cpu, program);
+                    if self.error.is_some() {
+                        return;
+                    }
+                }
+                Op::WaitChildren => {
+                    if self.w.tasks[t].live_children == 0 {
+                        self.w.tasks[t].pc += 1;
+                    } else {
+                        self.waiting_children[t] = true;
+                        self.block(cpu, t, TaskState::Blocked);
+                        return;
+                    }
+                }
+                Op::SetAffinity(mask) => {
+                    self.w.tasks[t].pc += 1;
+                    let mask = mask.and(&self.w.topo.all_cpus());
+                    if mask.is_empty() {
+                        let name = self.inst.programs[prog].name.clone();
+                        self.fail(Error::Workload(format!(
+                            "program '{name}' sets an affinity with no CPU of this machine"
+                        )));
+                        return;
+                    }
+                    self.w.tasks[t].allowed = mask;
+                    if !mask.test(cpu) {
+                        // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
+                        let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
+                        self.distribute_prev = dest;
+                        self.w.dequeue_task(cpu, t, true);
+                        self.w.enqueue_task(dest, t, Enqueue::Migrated);
+                        self.trace_migrate(t, cpu, dest, MigrateReason::Affinity);
+                        self.w.check_preempt_wakeup(dest, t);
+                        self.w.resched(cpu);
+                        return;
+                    }
+                }
+                Op::SetNice(nice) => {
+                    self.w.set_nice(t, nice);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::MarkStart => {
+                    self.start = Some(self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::MarkEnd => {
+                    self.end = Some(self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::Exit => {
+                    self.exit(cpu, t);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn jitter(&mut self, work: u64, ppm: u32) -> u64 {
+        if ppm == 0 {
+            return work;
+        }
+        // work <= ~1e13 (validated workloads) and |r| <= 5e5, so the product fits in i64.
+        let r = self.rng.below(2 * ppm as u64 + 1) as i64 - ppm as i64;
+        (work as i64)
+            .saturating_add((work as i64).saturating_mul(r) / 1_000_000)
+            .max(1) as u64
+    }
+
+    /// Release mutex `m` held by `t` and wake the first waiter, which retries its `Lock`.
+    fn unlock(&mut self, m: usize, t: TaskId, cpu: usize) {
+        if self.mutex_owner[m] == Some(t) {
+            self.mutex_owner[m] = None;
+            if let Some(wt) = self.mutex_waiters[m].pop_front() {
+                self.try_to_wake_up(wt, Some((t, cpu)), false);
+            }
+        }
+    }
+}

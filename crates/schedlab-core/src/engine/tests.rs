@@ -1,0 +1,337 @@
+//! The interpreter's ops on small programs, each checked against what the op must do to time.
+
+use super::*;
+use crate::domains::SchedDomains;
+use crate::kernel::{build_config, Governor};
+use crate::topology::presets::preset;
+use crate::units::{NSEC_PER_MSEC, WORK_SCALE};
+use crate::workload::{Metric, Op, Program};
+
+fn ms(m: u64) -> u64 {
+    m * NSEC_PER_MSEC * WORK_SCALE
+}
+
+fn run(machine: &str, inst: &Instance) -> Result<RunOutcome> {
+    let t = Topology::build(&preset(machine).unwrap()).unwrap();
+    let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
+    let d = SchedDomains::build(&t, &c).unwrap();
+    inst.validate()?;
+    Engine::new(World::new(t, d, c), inst, 1, Limits::default(), false)
+        .with_invariant_checks()
+        .run()
+}
+
+fn work(m: u64) -> Op {
+    Op::Run {
+        work: ms(m),
+        jitter_ppm: 0,
+    }
+}
+
+/// A main task pinned to `pin` forks the given programs (1..) and times until they all exit.
+fn forking(pin: CpuMask, children: Vec<Program>, metric: Metric) -> Instance {
+    let mut main = vec![Op::SetAffinity(pin)];
+    main.extend((1..=children.len()).map(Op::Fork));
+    main.extend([Op::MarkStart, Op::WaitChildren, Op::MarkEnd, Op::Exit]);
+    let mut programs = vec![Program::new("main", main)];
+    programs.extend(children);
+    Instance::new(programs, vec![0], metric)
+}
+
+/// Task A (nice 0) and task B (nice `nice_b`) share CPU 4 of a HiKey960; the value is the time A
+/// takes to do 100 ms of work while B keeps running.
+fn shared_cpu_time(nice_b: i32) -> f64 {
+    let a = Program::new("a", vec![work(100), Op::MarkEnd, Op::Exit]);
+    let b = Program::new("b", vec![Op::SetNice(nice_b), work(400), Op::Exit]);
+    let mut inst = forking(CpuMask::single(4), vec![a, b], Metric::ElapsedSeconds);
+    // A marks the end itself; the main task's mark comes later and is dropped here.
+    inst.programs[0].ops.retain(|op| *op != Op::MarkEnd);
+    run("hikey960", &inst).unwrap().value
+}
+
+#[test]
+fn cpu_time_is_shared_in_proportion_to_nice_weights() {
+    // Equal weights: A gets about half the CPU (~200 ms, give or take a slice); nice 5 (weight 335):
+    // A gets 1024/1359 of it.
+    let equal = shared_cpu_time(0);
+    assert!((equal - 0.200).abs() < 0.015, "{equal}");
+    let favoured = shared_cpu_time(5);
+    let expect = 0.100 * 1359.0 / 1024.0;
+    assert!((favoured - expect).abs() < 0.012, "{favoured} vs {expect}");
+}
+
+#[test]
+fn run_takes_longer_on_a_little_cpu_and_run_for_does_not() {
+    let one = |pin: usize, op: Op| {
+        let child = Program::new("c", vec![op, Op::Exit]);
+        run(
+            "hikey960",
+            &forking(CpuMask::single(pin), vec![child], Metric::ElapsedSeconds),
+        )
+        .unwrap()
+        .value
+    };
+    let big = one(4, work(10));
+    let little = one(0, work(10));
+    assert!((big - 0.010).abs() < 1e-4, "{big}");
+    assert!((little - 0.010 * 1024.0 / 462.0).abs() < 1e-4, "{little}");
+    let wall = one(0, Op::RunFor(10 * NSEC_PER_MSEC));
+    assert!((wall - 0.010).abs() < 1e-4, "{wall}");
+}
+
+#[test]
+fn repeat_loops_the_given_number_of_times() {
+    let child = Program::new(
+        "c",
+        vec![
+            work(1),
+            Op::Count(1),
+            Op::Repeat {
+                slot: 0,
+                times: 7,
+                to: 0,
+            },
+            Op::Exit,
+        ],
+    );
+    let out = run(
+        "hikey960",
+        &forking(CpuMask::single(4), vec![child], Metric::Count),
+    )
+    .unwrap();
+    assert_eq!(out.value, 7.0);
+}
+
+#[test]
+fn a_periodic_timer_paces_a_loop_and_a_late_relative_timer_restarts() {
+    // 10 periods of 4 ms, 1 ms of work each: done after ~40 ms, asleep most of the time.
+    let periodic = |run_ms: u64, absolute: bool| {
+        let child = Program::new(
+            "c",
+            vec![
+                work(run_ms),
+                Op::Timer {
+                    timer: 0,
+                    period: 4 * NSEC_PER_MSEC,
+                    absolute,
+                },
+                Op::Repeat {
+                    slot: 0,
+                    times: 10,
+                    to: 0,
+                },
+                Op::Exit,
+            ],
+        );
+        let mut inst = forking(CpuMask::single(4), vec![child], Metric::ElapsedSeconds);
+        inst.timers = 1;
+        run("hikey960", &inst).unwrap()
+    };
+    let out = periodic(1, false);
+    assert!((out.value - 0.040).abs() < 1e-4, "{}", out.value);
+    assert!(out.busy_cpu_ns < 12 * NSEC_PER_MSEC, "{}", out.busy_cpu_ns);
+    // 6 ms of work per 4 ms period: always late; no sleeping either way, the work dominates.
+    let late = periodic(6, false);
+    assert!((late.value - 0.060).abs() < 1e-3, "{}", late.value);
+}
+
+#[test]
+fn a_barrier_releases_everyone_when_the_last_arrives() {
+    // Three tasks on three CPUs do 1, 5 and 9 ms before the barrier, then 1 ms each.
+    let child = |m| {
+        Program::new(
+            "c",
+            vec![
+                work(m),
+                Op::Barrier { id: 0, parties: 3 },
+                work(1),
+                Op::Exit,
+            ],
+        )
+    };
+    let mut inst = forking(
+        CpuMask::try_from(vec![4, 5, 6]).unwrap(),
+        vec![child(1), child(5), child(9)],
+        Metric::ElapsedSeconds,
+    );
+    inst.barriers = 1;
+    let out = run("hikey960", &inst).unwrap();
+    assert!((out.value - 0.010).abs() < 2e-4, "{}", out.value);
+}
+
+#[test]
+fn a_mutex_serialises_critical_sections() {
+    // Two tasks on two big CPUs each hold one mutex for 5 ms, three times: 30 ms in all.
+    let child = || {
+        Program::new(
+            "c",
+            vec![
+                Op::Lock(0),
+                work(5),
+                Op::Unlock(0),
+                Op::Repeat {
+                    slot: 0,
+                    times: 3,
+                    to: 0,
+                },
+                Op::Exit,
+            ],
+        )
+    };
+    let mut inst = forking(
+        CpuMask::try_from(vec![4, 5]).unwrap(),
+        vec![child(), child()],
+        Metric::ElapsedSeconds,
+    );
+    inst.mutexes = 1;
+    let out = run("hikey960", &inst).unwrap();
+    assert!((out.value - 0.030).abs() < 3e-4, "{}", out.value);
+}
+
+#[test]
+fn condition_signal_and_suspend_resume_hand_work_over() {
+    // A waits on a condition; B works 3 ms then signals; A then works 2 ms: 5 ms.
+    let a = Program::new(
+        "a",
+        vec![
+            Op::Lock(0),
+            Op::CondWait { cond: 0, mutex: 0 },
+            Op::Lock(0),
+            Op::Unlock(0),
+            work(2),
+            Op::Exit,
+        ],
+    );
+    let b = Program::new(
+        "b",
+        vec![
+            work(3),
+            Op::Lock(0),
+            Op::CondSignal(0),
+            Op::Unlock(0),
+            Op::Exit,
+        ],
+    );
+    let mut inst = forking(
+        CpuMask::try_from(vec![4, 5]).unwrap(),
+        vec![a, b],
+        Metric::ElapsedSeconds,
+    );
+    inst.mutexes = 1;
+    inst.conds = 1;
+    let out = run("hikey960", &inst).unwrap();
+    assert!((out.value - 0.005).abs() < 2e-4, "{}", out.value);
+    // A resume that comes first is remembered.
+    let a = Program::new("a", vec![work(4), Op::Suspend(0), work(1), Op::Exit]);
+    let b = Program::new("b", vec![work(1), Op::Resume(0), Op::Exit]);
+    let mut inst = forking(
+        CpuMask::try_from(vec![4, 5]).unwrap(),
+        vec![a, b],
+        Metric::ElapsedSeconds,
+    );
+    inst.events = 1;
+    let out = run("hikey960", &inst).unwrap();
+    assert!((out.value - 0.005).abs() < 2e-4, "{}", out.value);
+}
+
+#[test]
+fn a_channel_blocks_the_writer_when_full_and_the_reader_when_empty() {
+    // The writer sends 10 messages of 100 bytes into a 200-byte buffer; the reader takes 1 ms per
+    // message. The writer waits for room, the reader for data; all bytes arrive.
+    let writer = Program::new(
+        "w",
+        vec![
+            Op::Send {
+                chan: 0,
+                bytes: 100,
+            },
+            Op::Repeat {
+                slot: 0,
+                times: 10,
+                to: 0,
+            },
+            Op::Exit,
+        ],
+    );
+    let reader = Program::new(
+        "r",
+        vec![
+            Op::Recv {
+                chan: 0,
+                bytes: 100,
+            },
+            Op::Count(100),
+            work(1),
+            Op::Repeat {
+                slot: 0,
+                times: 10,
+                to: 0,
+            },
+            Op::Exit,
+        ],
+    );
+    let mut inst = forking(
+        CpuMask::try_from(vec![4, 5]).unwrap(),
+        vec![writer, reader],
+        Metric::MegabytesPerSecond,
+    );
+    inst.channels = vec![200];
+    let out = run("hikey960", &inst).unwrap();
+    let expect = 1000.0 / 0.010 / 1e6;
+    assert!(
+        (out.value - expect).abs() / expect < 0.02,
+        "{} vs {expect}",
+        out.value
+    );
+}
+
+#[test]
+fn yield_lets_the_other_task_run() {
+    // Both on one CPU: A yields after each 1 ms; B runs 1 ms then marks. Without yield, B waits for
+    // A's slice; with it, B finishes within ~2 ms.
+    let a = Program::new(
+        "a",
+        vec![
+            work(1),
+            Op::Yield,
+            Op::Repeat {
+                slot: 0,
+                times: 20,
+                to: 0,
+            },
+            Op::Exit,
+        ],
+    );
+    let b = Program::new("b", vec![work(1), Op::MarkEnd, Op::Exit]);
+    let mut inst = forking(CpuMask::single(4), vec![a, b], Metric::ElapsedSeconds);
+    inst.programs[0].ops.retain(|op| *op != Op::MarkEnd);
+    let out = run("hikey960", &inst).unwrap();
+    assert!(out.value < 0.0025, "{}", out.value);
+}
+
+#[test]
+fn a_workload_that_never_wakes_up_is_an_error() {
+    let a = Program::new("a", vec![Op::Suspend(0), Op::Exit]);
+    let mut inst = forking(CpuMask::single(4), vec![a], Metric::ElapsedSeconds);
+    inst.events = 1;
+    assert!(matches!(run("hikey960", &inst), Err(Error::Scenario(m)) if m.contains("deadlocked")));
+    let spin = Program::new("s", vec![Op::Count(1), Op::Jump(0)]);
+    let inst = forking(CpuMask::single(4), vec![spin], Metric::Count);
+    assert!(
+        matches!(run("hikey960", &inst), Err(Error::Workload(m)) if m.contains("without doing any work"))
+    );
+    let bad = Program::new("b", vec![Op::Lock(3)]);
+    assert!(forking(CpuMask::single(4), vec![bad], Metric::Count)
+        .validate()
+        .is_err());
+}
+
+#[test]
+fn the_run_stops_at_its_duration() {
+    let spin = Program::new("s", vec![work(1), Op::Count(1), Op::Jump(0)]);
+    let mut inst = forking(CpuMask::single(4), vec![spin], Metric::Count);
+    inst.stop_at = Some(50 * NSEC_PER_MSEC);
+    let out = run("hikey960", &inst).unwrap();
+    assert_eq!(out.sim_ns, 50 * NSEC_PER_MSEC);
+    assert!((48.0..=50.0).contains(&out.value), "{}", out.value);
+}
