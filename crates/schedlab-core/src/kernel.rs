@@ -92,6 +92,9 @@ pub struct KernelConfig {
     /// `detach_tasks()` migrate_util test: `shr_bound(util, nr_balance_failed) > imbalance` (v6.8,
     /// 3af7524b1419) instead of `util > imbalance` (v5.5-v6.7).
     pub lb_util_shr_bound: bool,
+    /// The v1 "use all little CPUs" rule in `calculate_imbalance()` (never merged): under
+    /// SD_ASYM_CPUCAPACITY, local has an idle CPU and busiest more tasks than CPUs -> migrate_task.
+    pub lb_asym_cap_migrate_task: bool,
     /// `sd->busy_factor`: 32 until v5.9, 16 since v5.10.
     pub busy_factor: u32,
     /// `imbalance_pct` of levels above the LLC (DIE/PKG): 125 until v5.9, 117 since v5.10.
@@ -130,6 +133,7 @@ impl KernelConfig {
             prefer_sibling_all_levels: false,
             smt_balance: false,
             lb_util_shr_bound: false,
+            lb_asym_cap_migrate_task: false,
             busy_factor: 32,
             imbalance_pct_die: 125,
             sched_latency_ns: 6_000_000,
@@ -153,10 +157,21 @@ impl KernelConfig {
             prefer_sibling_all_levels: true,
             smt_balance: true,
             lb_util_shr_bound: true,
+            lb_asym_cap_migrate_task: false,
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
             ..KernelConfig::v4_16()
+        }
+    }
+
+    /// v6.7: v6.8 without 3af7524b1419, so `detach_tasks()` skips a task whose utilization is above
+    /// a migrate_util imbalance however often balancing failed.
+    pub fn v6_7() -> KernelConfig {
+        KernelConfig {
+            label: "v6.7".into(),
+            lb_util_shr_bound: false,
+            ..KernelConfig::v6_8()
         }
     }
 
@@ -250,7 +265,8 @@ pub struct Patch {
     pub changes: &'static str,
 }
 
-pub const PATCHES: &[Patch] = &[Patch {
+pub const PATCHES: &[Patch] = &[
+Patch {
     name: "dynamiq-asym-packing",
     title: "sched: support dynamiQ cluster (SD_ASYM_PACKING at MC, priority = capacity)",
     origin: "Vincent Guittot, arm64 RFC, March 2018; never merged",
@@ -259,7 +275,22 @@ pub const PATCHES: &[Patch] = &[Patch {
                   arch_asym_cpu_priority() return the CPU's capacity: an idle big CPU then pulls the \
                   running task of a busy little CPU (asym_active_balance), so tasks use big CPUs first.",
     changes: r#"{"asym_packing": {"levels": ["MC"], "priority": "cpu_capacity"}}"#,
-}];
+},
+Patch {
+    name: "use-all-littles-v1",
+    title: "sched/fair: Use all little CPUs for CPU-bound workload (v1)",
+    origin: "Pierre Gondois, 10 Nov 2023; not merged (Vincent Guittot found it too aggressive)",
+    description: "On Juno r2 with 6 CPU-bound tasks, the idle little CPU sees the big group overloaded                   and computes a migrate_util imbalance equal to its group's spare capacity (~350),                   smaller than any task's util (~512): detach_tasks() skips every task and the little                   CPU stays idle. v1 switches to migrate_task with imbalance 1 when the domain has                   SD_ASYM_CPUCAPACITY, the local group has fewer tasks than CPUs and the busiest more.",
+    changes: r#"{"lb_asym_cap_migrate_task": true}"#,
+},
+Patch {
+    name: "util-shr-bound",
+    title: "sched/fair: Use all little CPUs for CPU-bound workload (merged form)",
+    origin: "Pierre Gondois, tip sched/core 3af7524b1419 (Dec 2023), in v6.8; suggested by Vincent Guittot",
+    description: "detach_tasks()'s migrate_util test becomes shr_bound(util, nr_balance_failed) >                   imbalance, mirroring migrate_load: after one or two failed balance attempts a 512-util                   task passes a ~350 imbalance and the idle little CPU pulls it.",
+    changes: r#"{"lb_util_shr_bound": true}"#,
+},
+];
 
 pub fn patch(name: &str) -> Result<&'static Patch> {
     PATCHES

@@ -416,6 +416,18 @@ impl World {
         }
         if local.group_type == GroupType::HasSpare {
             if busiest.group_type > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
+                // "Use all little CPUs for CPU-bound workload" v1 (Gondois, Nov 2023; not merged):
+                // an asymmetric domain whose local group has an idle CPU and whose busiest group has
+                // more tasks than CPUs moves one task, whatever its utilization.
+                if self.config.lb_asym_cap_migrate_task
+                    && dom.has(SD_ASYM_CPUCAPACITY)
+                    && local.sum_nr_running < local.group_weight
+                    && busiest.sum_nr_running > busiest.group_weight
+                {
+                    env.migration_type = MigrationType::Task;
+                    env.imbalance = 1;
+                    return;
+                }
                 env.migration_type = MigrationType::Util;
                 env.imbalance =
                     (local.group_capacity.max(local.group_util) - local.group_util) as i64;

@@ -227,3 +227,11 @@ fn nice_weights_match_the_kernel_table_and_share_time_by_weight() {
     assert_eq!(sa, 24 * NSEC_PER_MSEC * 1024 / 1359);
     assert_eq!(sb, 24 * NSEC_PER_MSEC * 335 / 1359);
 }
+
+#[test]
+fn the_v1_rule_migrates_a_task_at_the_first_attempt() {
+    let mut w = juno_overloaded_bigs(false, 0);
+    w.config.lb_asym_cap_migrate_task = true;
+    assert_eq!(w.load_balance(0, 1, CpuIdleType::Idle).moved, 1, "migrate_task, imbalance 1");
+    assert_eq!(w.rqs[0].nr_running, 1);
+}
