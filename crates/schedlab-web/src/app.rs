@@ -1,0 +1,237 @@
+//! The page: the worker provider, and the component that wires the views to the state.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use web_sys::UrlSearchParams;
+use yew::prelude::*;
+use yew_agent::reactor::{use_reactor_bridge, ReactorEvent, ReactorProvider};
+
+use crate::agent::SimWorker;
+use crate::components::bench::BenchResult;
+use crate::components::chart::Chart;
+use crate::components::controls::Controls;
+use crate::components::domains::Domains;
+use crate::components::progress::Progress;
+use crate::components::table::ComparisonTableView;
+use crate::protocol::{self, ToWorker};
+use crate::state::{self, Action, Page};
+
+/// The worker script trunk emits for the `worker` binary, relative to the page.
+pub const WORKER_PATH: &str = "worker.js";
+
+#[component]
+pub fn App() -> Html {
+    html! {
+        <ReactorProvider<SimWorker> path={WORKER_PATH}>
+            <Main />
+        </ReactorProvider<SimWorker>>
+    }
+}
+
+fn query() -> Option<UrlSearchParams> {
+    let search = web_sys::window()?.location().search().ok()?;
+    UrlSearchParams::new_with_str(&search).ok()
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A random seed below 2^53 for the "New seed" button.
+fn random_seed() -> Option<u64> {
+    let mut buf = [0u8; 8];
+    getrandom::fill(&mut buf).ok()?;
+    Some(u64::from_le_bytes(buf) & state::SEED_MASK)
+}
+
+/// Puts the scenario, runs and seed in the address bar, so the link reproduces the run.
+fn remember_in_url(scenario: &str, runs: u32, seed: u64) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(history) = window.history() else {
+        return;
+    };
+    let Ok(params) = UrlSearchParams::new() else {
+        return;
+    };
+    params.append("scenario", scenario);
+    params.append("runs", &runs.to_string());
+    params.append("seed", &seed.to_string());
+    let url = format!("?{}", String::from(params.to_string()));
+    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+}
+
+#[component]
+fn Main() -> Html {
+    let page = use_reducer(|| {
+        let q = query();
+        let get = |k: &str| q.as_ref().and_then(|q| q.get(k));
+        Page::new(
+            get("scenario").as_deref(),
+            get("runs").as_deref(),
+            get("seed").as_deref(),
+        )
+    });
+    let next_job = use_mut_ref(|| Cell::new(0u64));
+
+    let bridge = {
+        let dispatch = page.dispatcher();
+        use_reactor_bridge::<SimWorker, _>(move |event| match event {
+            ReactorEvent::Output(msg) => dispatch.dispatch(Action::Worker(msg, now_ms())),
+            ReactorEvent::Finished => dispatch.dispatch(Action::WorkerGone),
+        })
+    };
+
+    // The benchmark: `?bench=1` starts it on load; `window.schedlabBench()` starts it on demand.
+    let start_bench = {
+        let bridge = bridge.clone();
+        let dispatch = page.dispatcher();
+        let next_job = next_job.clone();
+        let loaded = page.loaded.clone();
+        Rc::new(move || {
+            let Ok(loaded) = &loaded else { return };
+            let mut scenario = loaded.scenario.clone();
+            if let Some(runs) = query()
+                .and_then(|q| q.get("runs"))
+                .and_then(|r| r.parse().ok())
+            {
+                scenario.runs = runs;
+            }
+            let job = {
+                let c = next_job.borrow();
+                c.set(c.get() + 1);
+                c.get()
+            };
+            dispatch.dispatch(Action::BenchStarted { job });
+            bridge.send(ToWorker::Bench {
+                job,
+                scenario_json: protocol::encode_scenario(&scenario),
+            });
+        })
+    };
+    {
+        let start_bench = start_bench.clone();
+        use_effect_with((), move |_| {
+            let hook = Closure::<dyn Fn()>::new(move || start_bench());
+            if let Some(w) = web_sys::window() {
+                let _ = js_sys::Reflect::set(
+                    &w,
+                    &"schedlabBench".into(),
+                    hook.as_ref().unchecked_ref(),
+                );
+                if query()
+                    .and_then(|q| q.get("bench"))
+                    .is_some_and(|b| b == "1")
+                {
+                    let _ = js_sys::Reflect::get(&w, &"schedlabBench".into())
+                        .ok()
+                        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                        .map(|f| f.call0(&JsValue::NULL));
+                }
+            }
+            move || drop(hook)
+        });
+    }
+
+    let on_run = {
+        let bridge = bridge.clone();
+        let page = page.clone();
+        let next_job = next_job.clone();
+        Callback::from(move |()| {
+            if page.phase.busy() {
+                return;
+            }
+            let Ok(scenario) = page.configured() else {
+                return;
+            };
+            let job = {
+                let c = next_job.borrow();
+                c.set(c.get() + 1);
+                c.get()
+            };
+            remember_in_url(&page.scenario_name, scenario.runs, scenario.seed);
+            let scenario_json = protocol::encode_scenario(&scenario);
+            page.dispatch(Action::Started {
+                job,
+                scenario: Box::new(scenario),
+            });
+            bridge.send(ToWorker::Start { job, scenario_json });
+        })
+    };
+    let on_cancel = {
+        let bridge = bridge.clone();
+        let page = page.clone();
+        Callback::from(move |()| {
+            if page.phase.busy() {
+                bridge.send(ToWorker::Cancel { job: page.job });
+                page.dispatch(Action::CancelRequested);
+            }
+        })
+    };
+    let on_scenario = page
+        .dispatcher()
+        .to_callback()
+        .reform(Action::SelectScenario);
+    let on_runs = page.dispatcher().to_callback().reform(Action::SetRuns);
+    let on_seed = page.dispatcher().to_callback().reform(Action::SetSeed);
+    let on_new_seed = {
+        let dispatch = page.dispatcher();
+        Callback::from(move |()| {
+            if let Some(seed) = random_seed() {
+                dispatch.dispatch(Action::SetSeed(seed.to_string()));
+            }
+        })
+    };
+
+    let invalid = page.configured().err();
+    let description = page
+        .loaded
+        .as_ref()
+        .ok()
+        .map(|l| l.scenario.description.clone());
+    html! {
+        <>
+        <header class="top">
+            <h1>{"Schedlab"}</h1>
+            <p class="tagline">{"A deterministic model of the Linux CFS scheduler, running in your browser."}</p>
+        </header>
+        <main>
+            <section class="card" id="setup">
+                <h2>{"Experiment"}</h2>
+                <Controls scenarios={state::scenario_choices()} scenario={page.scenario_name.clone()}
+                    runs={page.runs_text.clone()} seed={page.seed_text.clone()} running={page.phase.busy()}
+                    invalid={invalid} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
+                    on_new_seed={on_new_seed} on_run={on_run} on_cancel={on_cancel} />
+                if let Some(d) = description {
+                    <details class="description"><summary>{"About this scenario"}</summary><p>{ d }</p></details>
+                }
+                <Progress progress={page.progress()} state={page.phase.name()} message={page.message.clone()} />
+            </section>
+            <section class="card" id="results">
+                <h2>{"Results"}</h2>
+                if let Some(table) = page.table.clone() {
+                    <ComparisonTableView vm={table.clone()} />
+                    <Chart vm={table} />
+                } else {
+                    <p class="hint" id="no-results">{"Press Run: the runs execute in a Web Worker and the table fills in as they finish."}</p>
+                }
+            </section>
+            <section class="card" id="topology">
+                <h2>{"Sched domains"}</h2>
+                if let Ok(loaded) = &page.loaded {
+                    <Domains views={loaded.domains.clone()} />
+                } else if let Err(e) = &page.loaded {
+                    <p class="error">{ e.clone() }</p>
+                }
+            </section>
+        </main>
+        <footer class="bottom">
+            <span>{"Same scenario and seed, same numbers: in this page, in the CLI, in any browser."}</span>
+            <BenchResult state={page.bench.clone()} />
+        </footer>
+        </>
+    }
+}

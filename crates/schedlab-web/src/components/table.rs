@@ -1,0 +1,73 @@
+//! The comparison table, mmtests layout: rows = parameter values; per variant mean, ± spread,
+//! min, max and (after the baseline) the % difference to the baseline.
+//!
+//! Each mean cell carries the exact values as data attributes (`data-variant`, `data-param`,
+//! `data-mean`, `data-min`, `data-max`, `data-stddev`, `data-runs`) for the end-to-end tests.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::viewmodel::{exact, TableVm};
+
+#[derive(Properties, PartialEq)]
+pub struct TableProps {
+    pub vm: Rc<TableVm>,
+}
+
+#[component]
+pub fn ComparisonTableView(props: &TableProps) -> Html {
+    let vm = &props.vm;
+    let head_groups = vm.variants.iter().enumerate().map(|(i, v)| {
+        let span = if i == 0 { "4" } else { "5" };
+        html! { <th colspan={span} class="variant" scope="colgroup">{ v.clone() }</th> }
+    });
+    let head_cols = vm.variants.iter().enumerate().map(|(i, _)| {
+        html! { <>
+            <th class="num">{"mean"}</th>
+            <th class="num">{"±spread"}</th>
+            <th class="num">{"min"}</th>
+            <th class="num">{"max"}</th>
+            if i > 0 { <th class="num diff">{"diff"}</th> }
+        </> }
+    });
+    let rows = vm.rows.iter().map(|row| {
+        let cells = row.cells.iter().enumerate().map(|(i, cell)| match cell {
+            Some(c) => html! { <>
+                <td class={classes!("num", "mean", c.verdict.class())}
+                    data-variant={c.variant.clone()} data-param={exact(row.param)}
+                    data-mean={exact(c.mean)} data-min={exact(c.min)} data-max={exact(c.max)}
+                    data-stddev={exact(c.stddev)} data-runs={c.runs.to_string()}>{ c.mean_text.clone() }</td>
+                <td class="num spread">{ c.spread_text.clone() }</td>
+                <td class="num">{ c.min_text.clone() }</td>
+                <td class="num">{ c.max_text.clone() }</td>
+                if i > 0 {
+                    <td class={classes!("num", "diff", c.verdict.class())}>
+                        { c.diff_text.clone().unwrap_or_default() }
+                    </td>
+                }
+            </> },
+            None => html! { <>
+                <td class="num pending" colspan={if i == 0 { "4" } else { "5" }}>{"…"}</td>
+            </> },
+        });
+        html! {
+            <tr data-param={exact(row.param)}>
+                <th scope="row" class="param">{ row.param_text.clone() }</th>
+                { for cells }
+            </tr>
+        }
+    });
+    html! {
+        <div class="table-scroll">
+            <table class="comparison" id="comparison">
+                <caption>{ vm.caption() }</caption>
+                <thead>
+                    <tr><th rowspan="2" class="param" scope="col">{ vm.param_name.clone() }</th>{ for head_groups }</tr>
+                    <tr>{ for head_cols }</tr>
+                </thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+        </div>
+    }
+}
