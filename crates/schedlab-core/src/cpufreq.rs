@@ -85,7 +85,7 @@ impl World {
                 let (mut util, mut max) = (0u64, 1u64);
                 for j in dom.cpus.iter() {
                     let j_util = self.cpu_util(j);
-                    let j_max = self.topo.capacity_orig(j);
+                    let j_max = self.arch_scale_cpu_capacity(j);
                     if j_util * max > j_max * util {
                         util = j_util;
                         max = j_max;

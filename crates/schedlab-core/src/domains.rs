@@ -11,6 +11,17 @@ use crate::kernel::{AsymPriority, KernelConfig, SmtDomainSpan};
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 
+/// `arch_scale_cpu_capacity()`: the capacity the kernel believes `cpu` has. With
+/// `arch_cpu_capacity` off (arm64 before v4.10, arm TC2 with its v4.9 device tree, x86) every CPU is
+/// 1024 to the scheduler, whatever the hardware does.
+pub fn arch_scale_cpu_capacity(topo: &Topology, config: &KernelConfig, cpu: usize) -> u64 {
+    if config.arch_cpu_capacity {
+        topo.capacity_orig(cpu)
+    } else {
+        crate::units::SCHED_CAPACITY_SCALE
+    }
+}
+
 /// A topology level (`struct sched_domain_topology_level`).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SdLevel {
@@ -171,11 +182,17 @@ impl SchedDomains {
 
     pub fn build(topo: &Topology, config: &KernelConfig) -> Result<SchedDomains> {
         let n = topo.nr_cpus();
-        let all_caps = topo.capacities();
+        let mut all_caps: Vec<u64> = (0..n)
+            .map(|c| arch_scale_cpu_capacity(topo, config, c))
+            .collect();
+        all_caps.sort_unstable();
+        all_caps.dedup();
         let asym_prio: Vec<i64> = (0..n)
             .map(
                 |cpu| match config.asym_packing.as_ref().map(|a| a.priority) {
-                    Some(AsymPriority::CpuCapacity) => topo.capacity_orig(cpu) as i64,
+                    Some(AsymPriority::CpuCapacity) => {
+                        arch_scale_cpu_capacity(topo, config, cpu) as i64
+                    }
                     Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
                 },
             )
@@ -215,8 +232,10 @@ impl SchedDomains {
                 *f |= SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE;
                 if config.asym_cpucapacity_detection {
                     // asym_cpu_capacity_classify() (v6.8): some capacities differ inside the span.
-                    let mut caps: Vec<u32> =
-                        span.iter().map(|i| topo.cpus[i].capacity_orig).collect();
+                    let mut caps: Vec<u64> = span
+                        .iter()
+                        .map(|i| arch_scale_cpu_capacity(topo, config, i))
+                        .collect();
                     caps.sort_unstable();
                     caps.dedup();
                     if caps.len() > 1 {
@@ -229,6 +248,18 @@ impl SchedDomains {
                 if let Some(ap) = &config.asym_packing {
                     if ap.levels.contains(level) {
                         *f |= SD_ASYM_PACKING;
+                    }
+                }
+            }
+            // v4.9 sd_init(): a domain with SD_ASYM_CPUCAPACITY, and every domain below it, balance
+            // on wake-up (the slow path for tasks wake_cap() finds too big).
+            if config.balance_wake_on_asym {
+                if let Some(top) = chain
+                    .iter()
+                    .rposition(|(_, _, f)| f & SD_ASYM_CPUCAPACITY != 0)
+                {
+                    for entry in chain.iter_mut().take(top + 1) {
+                        entry.2 |= SD_BALANCE_WAKE;
                     }
                 }
             }
@@ -295,7 +326,10 @@ impl SchedDomains {
         let sd_asym_cpucapacity = (0..n)
             .map(|c| lowest(c, SD_ASYM_CPUCAPACITY_FULL))
             .collect();
-        let max_cpu_capacity = (0..n).map(|c| topo.capacity_orig(c)).max().unwrap_or(1024);
+        let max_cpu_capacity = (0..n)
+            .map(|c| arch_scale_cpu_capacity(topo, config, c))
+            .max()
+            .unwrap_or(1024);
         Ok(SchedDomains {
             domains,
             per_cpu,
@@ -397,7 +431,10 @@ fn make_domain(
         let gi = match groups.iter().position(|g| g.span == gspan) {
             Some(gi) => gi,
             None => {
-                let caps: Vec<u64> = gspan.iter().map(|c| topo.capacity_orig(c)).collect();
+                let caps: Vec<u64> = gspan
+                    .iter()
+                    .map(|c| arch_scale_cpu_capacity(topo, config, c))
+                    .collect();
                 let mut prefer = gspan.first().unwrap();
                 for c in gspan.iter() {
                     if asym_prio[c] > asym_prio[prefer] {

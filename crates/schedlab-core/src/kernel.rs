@@ -50,6 +50,32 @@ pub enum SmtDomainSpan {
     SharingGroup,
 }
 
+/// The era of `find_idlest_group()`, the slow wake-up path's group choice.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FindIdlest {
+    /// v4.9: least capacity-scaled runnable load; the local group unless another is lighter by
+    /// half the imbalance_pct.
+    Load,
+    /// v4.10-v5.4 (Morten Rasmussen, "Consider spare cpu capacity at task wake-up"): prefer the
+    /// group with the most spare capacity when it exceeds half the task's utilization (not for fork),
+    /// then fall back to runnable and blocked load.
+    SpareCapacity,
+    /// v5.5+: classify groups as the load balancer does (`update_sg_wakeup_stats()`).
+    Classify,
+}
+
+/// The era of `wake_affine()`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeAffine {
+    /// v4.9: one capacity-scaled load comparison (`effective_load()` is the identity without task
+    /// groups).
+    Load,
+    /// v4.15+: `wake_affine_idle()` (prefer an idle CPU sharing the cache) then `wake_affine_weight()`.
+    IdleThenWeight,
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -74,6 +100,10 @@ pub struct KernelConfig {
     /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm64 cpufreq, x86 APERF/MPERF
     /// v5.7+). Off means it returns 1024 always.
     pub frequency_invariance: bool,
+    /// Whether `arch_scale_cpu_capacity()` reports the machine's capacities (arm/arm64 with
+    /// `capacity-dmips-mhz`). Off: every CPU is 1024 to the scheduler, though the hardware still
+    /// runs at its own speed (arm64 before v4.10; TC2 with its v4.9 device tree; x86 hybrid-less).
+    pub arch_cpu_capacity: bool,
     /// Whether the topology code sets `SD_ASYM_CPUCAPACITY` (and `_FULL`) on domains spanning CPUs of
     /// different capacities (`asym_cpu_capacity_classify()`, automatic since v4.20; never on arm64
     /// before that in mainline).
@@ -81,6 +111,18 @@ pub struct KernelConfig {
     /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
     /// only acts under `SD_ASYM_CPUCAPACITY`.
     pub misfit: bool,
+    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6): a task that does not fit ~80% of
+    /// min(capacity(prev), capacity(waker)) skips the affine fast path.
+    pub wake_cap: bool,
+    /// v4.9 `sd_init()`: SD_BALANCE_WAKE on an SD_ASYM_CPUCAPACITY domain and every domain below.
+    pub balance_wake_on_asym: bool,
+    pub find_idlest: FindIdlest,
+    pub wake_affine: WakeAffine,
+    /// `select_idle_sibling()` tries `p->recent_used_cpu` (v4.16+, Mel Gorman).
+    pub sis_recent_used_cpu: bool,
+    /// `select_idle_sibling()` is capacity-aware under SD_ASYM_CPUCAPACITY_FULL:
+    /// `select_idle_capacity()` (v5.7+) and `asym_fits_cpu()` on the early candidates (v5.10+).
+    pub sis_asym_capacity: bool,
     /// `SD_ASYM_PACKING` levels and priority; `None` in mainline arm64.
     pub asym_packing: Option<AsymPacking>,
     pub smt_domain: SmtDomainSpan,
@@ -126,8 +168,15 @@ impl KernelConfig {
             hz: 250,
             pelt_invariance: PeltInvariance::ScaleContribution,
             frequency_invariance: true,
+            arch_cpu_capacity: true,
             asym_cpucapacity_detection: false,
             misfit: false,
+            wake_cap: false,
+            balance_wake_on_asym: false,
+            find_idlest: FindIdlest::SpareCapacity,
+            wake_affine: WakeAffine::IdleThenWeight,
+            sis_recent_used_cpu: true,
+            sis_asym_capacity: false,
             asym_packing: None,
             smt_domain: SmtDomainSpan::Core,
             prefer_sibling_all_levels: false,
@@ -153,6 +202,8 @@ impl KernelConfig {
             pelt_invariance: PeltInvariance::ScaleTime,
             asym_cpucapacity_detection: true,
             misfit: true,
+            find_idlest: FindIdlest::Classify,
+            sis_asym_capacity: true,
             smt_domain: SmtDomainSpan::SharingGroup,
             prefer_sibling_all_levels: true,
             smt_balance: true,
@@ -161,6 +212,23 @@ impl KernelConfig {
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
+            ..KernelConfig::v4_16()
+        }
+    }
+
+    /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
+    /// wake-up path (no `wake_cap()`, load-based `find_idlest_group()`, the old `wake_affine()`), no
+    /// `recent_used_cpu`. The 2016 series is the `asym-cpu-capacity-2016` patch.
+    ///
+    /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
+    /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
+    /// wake-up placement measurements do not depend on.
+    pub fn v4_9() -> KernelConfig {
+        KernelConfig {
+            label: "v4.9".into(),
+            find_idlest: FindIdlest::Load,
+            wake_affine: WakeAffine::Load,
+            sis_recent_used_cpu: false,
             ..KernelConfig::v4_16()
         }
     }
@@ -231,6 +299,11 @@ pub struct Baseline {
 
 pub const BASELINES: &[Baseline] = &[
     Baseline {
+        name: "v4.9",
+        summary: "2016 mainline: capacity-blind wake-up path (load-based find_idlest_group)",
+        config: KernelConfig::v4_9,
+    },
+    Baseline {
         name: "v4.16",
         summary: "arm64 mainline of March 2018: capacity-blind",
         config: KernelConfig::v4_16,
@@ -275,6 +348,13 @@ Patch {
                   arch_asym_cpu_priority() return the CPU's capacity: an idle big CPU then pulls the \
                   running task of a busy little CPU (asym_active_balance), so tasks use big CPUs first.",
     changes: r#"{"asym_packing": {"levels": ["MC"], "priority": "cpu_capacity"}}"#,
+},
+Patch {
+    name: "asym-cpu-capacity-2016",
+    title: "sched: Clean-ups and asymmetric cpu capacity support",
+    origin: "Morten Rasmussen, 2016 series (v4.8-v4.10, arm topology parts out of tree)",
+    description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level                   spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below;                   wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker))                   to the slow path; find_idlest_group() considers spare capacity.",
+    changes: r#"{"asym_cpucapacity_detection": true, "wake_cap": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity"}"#,
 },
 Patch {
     name: "use-all-littles-v1",

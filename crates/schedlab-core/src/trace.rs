@@ -22,6 +22,42 @@ pub struct Counters {
     pub nohz_kicks: u64,
     pub ticks: u64,
     pub freq_changes: u64,
+    /// Slow-path placements of wake-ups through SD_BALANCE_WAKE.
+    pub balance_wake: u64,
+    /// Wake-ups by [`WakeClass`], indexed by [`WakeClass::index`].
+    pub wake_classes: [u64; 32],
+}
+
+/// The wake-up classification of the 2016 asymmetric-capacity series' evaluation: is the task
+/// big (does not fit ~80% of the smallest capacity), where did it run and who woke it, where did it
+/// go and by which path.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WakeClass {
+    pub task_big: bool,
+    pub prev_big: bool,
+    pub waker_big: bool,
+    pub target_big: bool,
+    pub slow_path: bool,
+}
+
+impl WakeClass {
+    pub fn index(self) -> usize {
+        usize::from(self.task_big)
+            | usize::from(self.prev_big) << 1
+            | usize::from(self.waker_big) << 2
+            | usize::from(self.target_big) << 3
+            | usize::from(self.slow_path) << 4
+    }
+
+    pub fn from_index(i: usize) -> WakeClass {
+        WakeClass {
+            task_big: i & 1 != 0,
+            prev_big: i & 2 != 0,
+            waker_big: i & 4 != 0,
+            target_big: i & 8 != 0,
+            slow_path: i & 16 != 0,
+        }
+    }
 }
 
 /// One recorded scheduler event.

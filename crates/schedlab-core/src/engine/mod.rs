@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
-use crate::sched::wakeup::{Placement, WakeKind};
+use crate::sched::wakeup::WakeKind;
 use crate::sched::{Task, TaskId, TaskState, World};
 use crate::topology::Topology;
 use crate::trace::{Counters, MigrateReason, TraceEvent};
@@ -645,7 +645,7 @@ impl<'a> Engine<'a> {
         self.w.counters.forks += 1;
         let (target, _) = self
             .w
-            .select_task_rq_fair(child, parent, cpu, WakeKind::Fork);
+            .select_task_rq_fair(child, Some(parent), cpu, WakeKind::Fork);
         let target = self.fallback(child, target);
         self.w.tasks[child].cpu = target;
         self.w.tasks[child].recent_used_cpu = target;
@@ -674,15 +674,14 @@ impl<'a> Engine<'a> {
         }
         self.w.counters.wakeups += 1;
         let prev = self.w.tasks[p].cpu;
-        let (target, _path): (usize, Placement) = match waker {
-            Some((wk, wcpu)) => self
-                .w
-                .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync }),
-            None => (
-                self.w.select_idle_sibling(p, prev, prev),
-                Placement::FastPath,
-            ),
+        // A timer fires on the CPU the task slept on.
+        let (wk, wcpu) = match waker {
+            Some((wk, wcpu)) => (Some(wk), wcpu),
+            None => (None, prev),
         };
+        let (target, _) = self
+            .w
+            .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync });
         let target = self.fallback(p, target);
         let migrated = target != prev;
         if migrated {

@@ -10,6 +10,7 @@
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
 //! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
 
+use super::log::{BalanceDecision, BalanceResult, Decision};
 use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
@@ -17,7 +18,19 @@ use crate::domains::flags::*;
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `enum group_type`, in the kernel's order: a higher value is busier.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum GroupType {
     #[default]
     HasSpare,
@@ -30,7 +43,8 @@ pub enum GroupType {
 }
 
 /// `enum migration_type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MigrationType {
     Load,
     Util,
@@ -39,7 +53,8 @@ pub enum MigrationType {
 }
 
 /// `enum cpu_idle_type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CpuIdleType {
     NotIdle,
     Idle,
@@ -121,6 +136,9 @@ pub struct LbEnv {
     pub cpus: CpuMask,
     pub all_pinned: bool,
     pub active_lb: bool,
+    /// For the decision log: the busiest group found and the imbalance computed for it.
+    pub busiest_group: Option<usize>,
+    pub imbalance_found: i64,
 }
 
 /// `struct sd_lb_stats`.
@@ -141,6 +159,18 @@ struct SdLbStats {
 pub struct BalanceOutcome {
     pub moved: usize,
     pub active: bool,
+}
+
+impl BalanceOutcome {
+    fn result(&self) -> BalanceResult {
+        if self.moved > 0 {
+            BalanceResult::Moved
+        } else if self.active {
+            BalanceResult::ActiveBalance
+        } else {
+            BalanceResult::NothingMoved
+        }
+    }
 }
 
 impl World {
@@ -335,6 +365,20 @@ impl World {
             let is_local = g == local_group;
             let mut sgs = SgStats::default();
             overload |= self.update_sg_lb_stats(env, g, is_local, &mut sgs);
+            if self.log.is_some() {
+                self.lb_groups.push(super::log::GroupLog {
+                    cpus: self.sd.domains[d].groups[g].span,
+                    group_type: sgs.group_type,
+                    load: sgs.group_load,
+                    util: sgs.group_util,
+                    runnable: sgs.group_runnable,
+                    capacity: sgs.group_capacity,
+                    nr_running: sgs.sum_nr_running,
+                    idle_cpus: sgs.idle_cpus,
+                    misfit_task_load: sgs.group_misfit_task_load,
+                    avg_load: sgs.avg_load,
+                });
+            }
             if is_local {
                 sds.local_stat = sgs;
             } else if self.update_sd_pick_busiest(env, &sds, g, &sgs) {
@@ -741,13 +785,53 @@ impl World {
         span.first() == Some(env.dst_cpu)
     }
 
-    /// `load_balance()` at one level of `this_cpu`'s hierarchy.
+    /// `load_balance()` at one level of `this_cpu`'s hierarchy, logged when the run is traced.
     pub fn load_balance(
         &mut self,
         this_cpu: usize,
         level: usize,
         idle: CpuIdleType,
     ) -> BalanceOutcome {
+        let logging = self.log.is_some();
+        if logging {
+            self.lb_groups.clear();
+        }
+        let failed_before = self.sd_state(this_cpu, level).nr_balance_failed;
+        let (out, result, env) = self.load_balance_pass(this_cpu, level, idle);
+        if logging {
+            let groups = std::mem::take(&mut self.lb_groups);
+            let busiest = env.busiest_group.and_then(|g| {
+                let span = self.sd.domains[env.sd].groups[g].span;
+                groups.iter().position(|l| l.cpus == span)
+            });
+            let found = env.busiest_group.is_some();
+            let decision = Decision::Balance(BalanceDecision {
+                t: self.now,
+                cpu: this_cpu,
+                level: self.sd.domains[env.sd].level,
+                idle,
+                groups,
+                busiest,
+                migration_type: found.then_some(env.migration_type),
+                imbalance: env.imbalance_found,
+                src_cpu: (env.src_cpu != this_cpu).then_some(env.src_cpu),
+                moved: out.moved,
+                nr_balance_failed: failed_before,
+                result,
+            });
+            if let Some(log) = &mut self.log {
+                log.push(decision);
+            }
+        }
+        out
+    }
+
+    fn load_balance_pass(
+        &mut self,
+        this_cpu: usize,
+        level: usize,
+        idle: CpuIdleType,
+    ) -> (BalanceOutcome, BalanceResult, LbEnv) {
         let sd = self.sd.per_cpu[this_cpu][level];
         self.counters.load_balance_calls += 1;
         let mut env = LbEnv {
@@ -761,16 +845,23 @@ impl World {
             cpus: self.sd.domains[sd].span,
             all_pinned: false,
             active_lb: false,
+            busiest_group: None,
+            imbalance_found: 0,
         };
         let mut out = BalanceOutcome::default();
+        let mut result = BalanceResult::Balanced;
         loop {
             if !self.should_we_balance(&env) {
+                result = BalanceResult::NotThisCpu;
                 break;
             }
             let Some(group) = self.find_busiest_group(&mut env) else {
                 break;
             };
+            env.busiest_group = Some(group);
+            env.imbalance_found = env.imbalance;
             let Some(busiest) = self.find_busiest_queue(&env, group) else {
+                result = BalanceResult::NoBusiestQueue;
                 break;
             };
             env.src_cpu = busiest;
@@ -787,7 +878,7 @@ impl World {
                     // out_all_pinned
                     self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
                     self.tune_up_interval(this_cpu, level, idle, true);
-                    return out;
+                    return (out, BalanceResult::AllPinned, env);
                 }
             }
             let mut active_started = false;
@@ -801,7 +892,7 @@ impl World {
                         .is_some_and(|c| self.tasks[c].allowed.test(this_cpu));
                     if !curr_allowed {
                         self.tune_up_interval(this_cpu, level, idle, true);
-                        return out;
+                        return (out, BalanceResult::AllPinned, env);
                     }
                     if !self.rqs[busiest].active_balance {
                         self.rqs[busiest].active_balance = true;
@@ -818,12 +909,13 @@ impl World {
                 let min = self.sd.domains[sd].min_interval;
                 self.sd_state_mut(this_cpu, level).balance_interval = min;
             }
-            return out;
+            let result = out.result();
+            return (out, result, env);
         }
         // out_balanced
         self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
         self.tune_up_interval(this_cpu, level, idle, env.all_pinned);
-        out
+        (out, result, env)
     }
 
     /// `out_one_pinned`: back off the balance interval when balanced or pinned.

@@ -6,6 +6,7 @@
 //! `capacity_of()` equals `capacity_orig`.
 
 pub mod balance;
+pub mod log;
 pub mod rq;
 pub mod wakeup;
 
@@ -184,7 +185,13 @@ pub struct World {
     /// Active balances to run: (busiest CPU, destination CPU).
     pub pending_active: Vec<(usize, usize)>,
     pub smt_active: bool,
+    /// `arch_scale_cpu_capacity()` of each CPU.
+    pub arch_capacity: Vec<u64>,
     pub counters: Counters,
+    /// The decision log, when the run is traced.
+    pub log: Option<Vec<log::Decision>>,
+    /// Scratch space for the groups of the balance pass being logged.
+    pub(crate) lb_groups: Vec<log::GroupLog>,
     /// sched_latency, min_granularity, wakeup_granularity after `update_sysctl()` scaling.
     pub sched_latency: u64,
     pub sched_min_granularity: u64,
@@ -220,6 +227,9 @@ impl World {
             })
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
+        let arch_capacity = (0..n)
+            .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
+            .collect();
         let rqs = (0..n)
             .map(|cpu| Rq {
                 cpu,
@@ -260,7 +270,10 @@ impl World {
             need_resched: CpuMask::EMPTY,
             pending_active: Vec::with_capacity(8),
             smt_active,
+            arch_capacity,
             counters: Counters::default(),
+            log: None,
+            lb_groups: Vec::new(),
         }
     }
 
@@ -283,9 +296,14 @@ impl World {
         self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0
     }
 
-    /// `capacity_of()`: no rt/irq pressure in the model.
+    /// `capacity_of()`: no rt/irq pressure in the model, so `arch_scale_cpu_capacity()`.
     pub fn capacity_of(&self, cpu: usize) -> u64 {
-        self.topo.capacity_orig(cpu)
+        self.arch_capacity[cpu]
+    }
+
+    /// `arch_scale_cpu_capacity()`: what the kernel believes (see [`crate::domains::arch_scale_cpu_capacity`]).
+    pub fn arch_scale_cpu_capacity(&self, cpu: usize) -> u64 {
+        self.arch_capacity[cpu]
     }
 
     /// `arch_scale_freq_capacity()`: cur/max frequency in 1/1024 with invariance, else 1024.

@@ -92,7 +92,7 @@ impl World {
     /// The clock PELT reads on `cpu`, and how contributions are scaled.
     fn pelt_clock(&mut self, cpu: usize) -> (u64, Scale) {
         let busy = self.rqs[cpu].curr.is_some();
-        let cpu_scale = self.topo.capacity_orig(cpu);
+        let cpu_scale = self.arch_scale_cpu_capacity(cpu);
         let freq_scale = self.freq_scale(cpu);
         let now = self.now;
         let clk = &mut self.rqs[cpu].clock_pelt;
@@ -177,7 +177,7 @@ impl World {
     /// `post_init_entity_util_avg()`: a new task starts with half the spare capacity of its CPU, in
     /// proportion to the cfs_rq's current utilization per unit of load.
     fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
-        let cap = self.topo.capacity_orig(cpu);
+        let cap = self.arch_scale_cpu_capacity(cpu);
         let rq = &self.rqs[cpu].avg;
         let spare = cap.saturating_sub(rq.util_avg) / 2;
         let w = self.tasks[t].weight;
@@ -386,7 +386,10 @@ impl World {
 
     /// `cpu_util_cfs()`: the cfs_rq's util_avg clamped to the CPU's capacity.
     pub fn cpu_util(&self, cpu: usize) -> u64 {
-        self.rqs[cpu].avg.util_avg.min(self.topo.capacity_orig(cpu))
+        self.rqs[cpu]
+            .avg
+            .util_avg
+            .min(self.arch_scale_cpu_capacity(cpu))
     }
 
     /// `cpu_util_without()`: the CPU's utilization without `p`'s contribution if it is attached here.
@@ -397,12 +400,24 @@ impl World {
         } else {
             util
         };
-        util.min(self.topo.capacity_orig(cpu))
+        util.min(self.arch_scale_cpu_capacity(cpu))
     }
 
     /// `cpu_load()`.
     pub fn cpu_load(&self, cpu: usize) -> u64 {
         self.rqs[cpu].avg.load_avg
+    }
+
+    /// `weighted_cpuload()` of v4.x: `runnable_load_avg`, the load of the tasks enqueued now (blocked
+    /// tasks' load, which `load_avg` keeps decaying, does not count).
+    pub fn cpu_runnable_load(&self, cpu: usize) -> u64 {
+        let rq = &self.rqs[cpu];
+        rq.queue
+            .iter()
+            .map(|&(_, t)| t)
+            .chain(rq.curr)
+            .map(|t| self.tasks[t].avg.load_avg)
+            .sum()
     }
 
     /// `cpu_load_without()`.

@@ -142,16 +142,23 @@ fn select_idle_sibling_prefers_target_then_prev_then_the_next_idle_cpu() {
     );
 }
 
-#[test]
-fn fork_goes_to_the_idle_cpu_with_least_utilization_scanning_from_the_parent() {
-    let mut w = world("hikey960-dynamiq", "v4.16", &[]);
+/// A fork from CPU 3 of a DynamIQ HiKey960 where CPU 4 keeps blocked utilization but no load.
+fn fork_target(baseline: &str) -> usize {
+    let mut w = world("hikey960-dynamiq", baseline, &[]);
     let parent = add_task(&mut w, 3, 50);
-    w.rqs[4].avg.util_avg = 100; // blocked utilization left by an earlier task
+    w.rqs[4].avg.util_avg = 100;
     let id = w.tasks.len();
     let all = w.topo.all_cpus();
     w.tasks.push(Task::new(id, 3, all, 0, Some(parent), w.now));
-    let (cpu, _) = w.select_task_rq_fair(id, parent, 3, WakeKind::Fork);
-    assert_eq!(cpu, 5);
+    w.select_task_rq_fair(id, Some(parent), 3, WakeKind::Fork).0
+}
+
+#[test]
+fn fork_goes_to_the_idle_cpu_with_least_utilization_scanning_from_the_parent() {
+    // v5.5+ update_pick_idlest(): equal idle CPUs, less utilization wins: CPU 5, not CPU 4.
+    assert_eq!(fork_target("v6.8"), 5);
+    // v4.13-v5.4: fork skips the spare-capacity step; equal runnable loads keep the first group.
+    assert_eq!(fork_target("v4.16"), 4);
 }
 
 #[test]
@@ -232,6 +239,10 @@ fn nice_weights_match_the_kernel_table_and_share_time_by_weight() {
 fn the_v1_rule_migrates_a_task_at_the_first_attempt() {
     let mut w = juno_overloaded_bigs(false, 0);
     w.config.lb_asym_cap_migrate_task = true;
-    assert_eq!(w.load_balance(0, 1, CpuIdleType::Idle).moved, 1, "migrate_task, imbalance 1");
+    assert_eq!(
+        w.load_balance(0, 1, CpuIdleType::Idle).moved,
+        1,
+        "migrate_task, imbalance 1"
+    );
     assert_eq!(w.rqs[0].nr_running, 1);
 }

@@ -9,9 +9,11 @@
 use super::balance::{group_classify, GroupType, SgStats};
 use super::{TaskId, World};
 use crate::domains::flags::*;
+use crate::kernel::{FindIdlest, WakeAffine};
 
 /// Which path placed a task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Placement {
     FastPath,
     SlowPath,
@@ -76,13 +78,13 @@ impl World {
         &self,
         imbalance_pct: u64,
         p: TaskId,
-        waker: TaskId,
+        waker: Option<TaskId>,
         this_cpu: usize,
         prev_cpu: usize,
         sync: bool,
     ) -> Option<usize> {
         let mut this_eff_load = self.cpu_load(this_cpu) as i128;
-        if sync {
+        if let (true, Some(waker)) = (sync, waker) {
             let current_load = self.tasks[waker].avg.load_avg as i128;
             if current_load > this_eff_load {
                 return Some(this_cpu);
@@ -102,21 +104,51 @@ impl World {
         (this_eff_load < prev_eff_load).then_some(this_cpu)
     }
 
+    /// v4.9 `wake_affine()`: pull to the waker's CPU when its capacity-scaled runnable load, with
+    /// the task added, is no more than prev's with half the imbalance_pct as bias
+    /// (`effective_load()` is the identity without task groups).
+    fn wake_affine_load(
+        &self,
+        imbalance_pct: u64,
+        p: TaskId,
+        waker: Option<TaskId>,
+        this_cpu: usize,
+        prev_cpu: usize,
+        sync: bool,
+    ) -> Option<usize> {
+        let mut this_load = self.cpu_runnable_load(this_cpu) as i128;
+        let load = self.cpu_runnable_load(prev_cpu) as i128;
+        if let (true, Some(w)) = (sync, waker) {
+            this_load -= self.tasks[w].avg.load_avg as i128;
+        }
+        let weight = self.tasks[p].avg.load_avg as i128;
+        let mut this_eff_load = 100 * self.capacity_of(prev_cpu) as i128;
+        let mut prev_eff_load =
+            (100 + (imbalance_pct as i128 - 100) / 2) * self.capacity_of(this_cpu) as i128;
+        if this_load > 0 {
+            this_eff_load *= this_load + weight;
+            prev_eff_load *= load + weight;
+        }
+        (this_eff_load <= prev_eff_load).then_some(this_cpu)
+    }
+
     /// `wake_affine()`: the waker's CPU if it looks at least as good, else prev.
     fn wake_affine(
         &mut self,
         sd: usize,
         p: TaskId,
-        waker: TaskId,
+        waker: Option<TaskId>,
         this_cpu: usize,
         prev_cpu: usize,
         sync: bool,
     ) -> usize {
-        let mut target = self.wake_affine_idle(this_cpu, prev_cpu, sync);
-        if target.is_none() {
-            let pct = self.sd.domains[sd].imbalance_pct as u64;
-            target = self.wake_affine_weight(pct, p, waker, this_cpu, prev_cpu, sync);
-        }
+        let pct = self.sd.domains[sd].imbalance_pct as u64;
+        let target = match self.config.wake_affine {
+            WakeAffine::Load => self.wake_affine_load(pct, p, waker, this_cpu, prev_cpu, sync),
+            WakeAffine::IdleThenWeight => self
+                .wake_affine_idle(this_cpu, prev_cpu, sync)
+                .or_else(|| self.wake_affine_weight(pct, p, waker, this_cpu, prev_cpu, sync)),
+        };
         if target != Some(this_cpu) {
             return prev_cpu;
         }
@@ -124,11 +156,24 @@ impl World {
         this_cpu
     }
 
-    /// `select_task_rq_fair()`: where `p` goes when woken by `waker` running on `cpu`, or forked by it.
+    /// `wake_cap()` (v4.9-v5.6): true when the task does not fit ~80% of the smaller of prev's and
+    /// the waker's capacity, on a system whose capacities differ by more than 1/8.
+    pub fn wake_cap(&self, p: TaskId, cpu: usize, prev_cpu: usize) -> bool {
+        let min_cap = self.capacity_of(cpu).min(self.capacity_of(prev_cpu));
+        let max_cap = self.sd.max_cpu_capacity;
+        if max_cap - min_cap < max_cap >> 3 {
+            return false;
+        }
+        // capacity_margin = 1280
+        min_cap * 1024 < self.task_util(p) * 1280
+    }
+
+    /// `select_task_rq_fair()`: where `p` goes when woken by `waker` running on `cpu` (None: a timer
+    /// on `p`'s previous CPU), or forked by it. Logs the decision when the run is traced.
     pub fn select_task_rq_fair(
         &mut self,
         p: TaskId,
-        waker: TaskId,
+        waker: Option<TaskId>,
         cpu: usize,
         kind: WakeKind,
     ) -> (usize, Placement) {
@@ -138,15 +183,20 @@ impl World {
             WakeKind::Fork => (SD_BALANCE_FORK, false),
         };
         let mut want_affine = false;
+        let (mut wide, mut cap) = (false, false);
         if let WakeKind::Wakeup { .. } = kind {
-            self.record_wakee(waker, p);
-            let wide = self.wake_wide(waker, p, cpu);
+            if let Some(w) = waker {
+                self.record_wakee(w, p);
+                wide = self.wake_wide(w, p, cpu);
+            }
             if wide {
                 self.counters.wake_wide += 1;
             }
-            want_affine = !wide && self.tasks[p].allowed.test(cpu);
+            cap = self.config.wake_cap && self.wake_cap(p, cpu, prev_cpu);
+            want_affine = !wide && !cap && self.tasks[p].allowed.test(cpu);
         }
         let mut new_cpu = prev_cpu;
+        let mut affine_cpu = None;
         let mut slow_sd = None;
         for i in 0..self.sd.per_cpu[cpu].len() {
             let d = self.sd.per_cpu[cpu][i];
@@ -154,6 +204,7 @@ impl World {
             if want_affine && dom.has(SD_WAKE_AFFINE) && dom.span.test(prev_cpu) {
                 if cpu != prev_cpu {
                     new_cpu = self.wake_affine(d, p, waker, cpu, prev_cpu, sync);
+                    affine_cpu = Some(new_cpu);
                 }
                 slow_sd = None;
                 break;
@@ -164,8 +215,11 @@ impl World {
                 break;
             }
         }
-        if let Some(level) = slow_sd {
+        let (target, path) = if let Some(level) = slow_sd {
             self.counters.wake_slow_path += 1;
+            if sd_flag == SD_BALANCE_WAKE {
+                self.counters.balance_wake += 1;
+            }
             (
                 self.find_idlest_cpu(level, p, cpu, prev_cpu, sd_flag),
                 Placement::SlowPath,
@@ -178,12 +232,61 @@ impl World {
             )
         } else {
             (new_cpu, Placement::FastPath)
+        };
+        if let WakeKind::Wakeup { .. } = kind {
+            self.classify_wakeup(p, prev_cpu, waker.map(|_| cpu), target, path);
         }
+        if self.log.is_some() {
+            let decision = super::log::Decision::Wakeup(super::log::WakeDecision {
+                t: self.now,
+                task: p,
+                fork: kind == WakeKind::Fork,
+                prev_cpu,
+                waker_cpu: waker.map(|_| cpu),
+                task_util: self.task_util(p),
+                wake_wide: wide,
+                wake_cap: cap,
+                want_affine,
+                affine_cpu,
+                path,
+                slow_path_level: slow_sd.map(|l| self.sd.domains[self.sd.per_cpu[cpu][l]].level),
+                target,
+            });
+            if let Some(log) = &mut self.log {
+                log.push(decision);
+            }
+        }
+        (target, path)
+    }
+
+    /// Counts the wake-up in the E4 classification (`Counters::wake_classes`): task big or little
+    /// (whether it fits ~80% of the smallest capacity), prev, waker and target CPU big or little,
+    /// fast or slow path.
+    fn classify_wakeup(
+        &mut self,
+        p: TaskId,
+        prev: usize,
+        waker_cpu: Option<usize>,
+        target: usize,
+        path: Placement,
+    ) {
+        let min_cap = self.topo.capacities().first().copied().unwrap_or(1024) as u64;
+        let big = |cpu: usize| self.topo.capacity_orig(cpu) > min_cap;
+        let task_big = !fits_capacity(self.task_util(p), min_cap);
+        let idx = crate::trace::WakeClass {
+            task_big,
+            prev_big: big(prev),
+            waker_big: waker_cpu.is_some_and(big),
+            target_big: big(target),
+            slow_path: path == Placement::SlowPath,
+        }
+        .index();
+        self.counters.wake_classes[idx] += 1;
     }
 
     /// `asym_fits_cpu()` (v6.0+): under asymmetric capacity, does the task fit.
     fn asym_fits_cpu(&self, p: TaskId, cpu: usize) -> bool {
-        if self.sd.sd_asym_cpucapacity[cpu].is_none() {
+        if !self.config.sis_asym_capacity || self.sd.sd_asym_cpucapacity[cpu].is_none() {
             return true;
         }
         fits_capacity(self.task_util(p), self.capacity_of(cpu))
@@ -206,7 +309,8 @@ impl World {
         }
         let recent = self.tasks[p].recent_used_cpu;
         self.tasks[p].recent_used_cpu = prev;
-        if recent != prev
+        if self.config.sis_recent_used_cpu
+            && recent != prev
             && recent != target
             && self.sd.cpus_share_cache(recent, target)
             && self.idle_cpu(recent)
@@ -215,7 +319,9 @@ impl World {
         {
             return recent;
         }
-        if let Some(d) = self.sd.sd_asym_cpucapacity[target] {
+        if let Some(d) =
+            self.sd.sd_asym_cpucapacity[target].filter(|_| self.config.sis_asym_capacity)
+        {
             return self.select_idle_capacity(p, d, target);
         }
         let Some(llc) = self.sd.sd_llc[target] else {
@@ -278,7 +384,12 @@ impl World {
             return prev_cpu;
         }
         let mut cpu = cpu;
-        let mut new_cpu = cpu;
+        // v4.9-v5.4 return prev_cpu when no level found a better group; v5.5+ the current CPU.
+        let mut new_cpu = if self.config.find_idlest == FindIdlest::Classify {
+            cpu
+        } else {
+            prev_cpu
+        };
         let mut level = Some(level);
         while let Some(l) = level {
             let d = self.sd.per_cpu[cpu][l];
@@ -286,7 +397,12 @@ impl World {
                 level = l.checked_sub(1);
                 continue;
             }
-            let Some(group) = self.find_idlest_group(d, p, cpu) else {
+            let group = match self.config.find_idlest {
+                FindIdlest::Classify => self.find_idlest_group(d, p, cpu),
+                FindIdlest::Load => self.find_idlest_group_load(d, p, cpu),
+                FindIdlest::SpareCapacity => self.find_idlest_group_spare(d, p, cpu, sd_flag),
+            };
+            let Some(group) = group else {
                 level = l.checked_sub(1);
                 continue;
             };
@@ -333,6 +449,115 @@ impl World {
             }
         }
         latest_idle.or(least_loaded).map_or(this_cpu, |(_, c)| c)
+    }
+
+    /// v4.9 `find_idlest_group()`: the least capacity-scaled runnable load, unless the local group
+    /// is within half the imbalance_pct of it.
+    fn find_idlest_group_load(&self, d: usize, p: TaskId, this_cpu: usize) -> Option<usize> {
+        let dom = &self.sd.domains[d];
+        let allowed = self.tasks[p].allowed;
+        let imbalance = 100 + (dom.imbalance_pct as u64 - 100) / 2;
+        let local_group = dom.local_group(this_cpu);
+        let (mut this_load, mut min_load, mut idlest) = (0u64, u64::MAX, None);
+        for g in dom.groups_from(this_cpu) {
+            let group = &dom.groups[g];
+            if !group.span.intersects(&allowed) {
+                continue;
+            }
+            let load: u64 = group.span.iter().map(|i| self.cpu_runnable_load(i)).sum();
+            let avg_load = load * 1024 / group.capacity.max(1);
+            if g == local_group {
+                this_load = avg_load;
+            } else if avg_load < min_load {
+                min_load = avg_load;
+                idlest = Some(g);
+            }
+        }
+        let idlest = idlest?;
+        if 100 * this_load < imbalance * min_load {
+            return None;
+        }
+        Some(idlest)
+    }
+
+    /// v4.13-v5.4 `find_idlest_group()` (spare capacity, then runnable and blocked load).
+    fn find_idlest_group_spare(
+        &self,
+        d: usize,
+        p: TaskId,
+        this_cpu: usize,
+        sd_flag: u32,
+    ) -> Option<usize> {
+        let dom = &self.sd.domains[d];
+        let allowed = self.tasks[p].allowed;
+        let imbalance_scale = 100 + (dom.imbalance_pct as u64 - 100) / 2;
+        let imbalance = super::NICE_0_LOAD * (dom.imbalance_pct as u64 - 100) / 100;
+        let local_group = dom.local_group(this_cpu);
+        let (mut min_runnable_load, mut min_avg_load) = (u64::MAX, u64::MAX);
+        let (mut this_runnable_load, mut this_avg_load) = (u64::MAX, u64::MAX);
+        let (mut most_spare, mut this_spare) = (0u64, 0u64);
+        let (mut idlest, mut most_spare_sg) = (None, None);
+        for g in dom.groups_from(this_cpu) {
+            let group = &dom.groups[g];
+            if !group.span.intersects(&allowed) {
+                continue;
+            }
+            let (mut runnable_load, mut avg_load, mut max_spare_cap) = (0u64, 0u64, 0u64);
+            for i in group.span.iter() {
+                runnable_load += self.cpu_runnable_load(i);
+                avg_load += self.cpu_load(i);
+                // capacity_spare_wake()
+                let spare = self
+                    .capacity_of(i)
+                    .saturating_sub(self.cpu_util_without(i, p));
+                max_spare_cap = max_spare_cap.max(spare);
+            }
+            let cap = group.capacity.max(1);
+            let (avg_load, runnable_load) = (avg_load * 1024 / cap, runnable_load * 1024 / cap);
+            if g == local_group {
+                this_runnable_load = runnable_load;
+                this_avg_load = avg_load;
+                this_spare = max_spare_cap;
+            } else {
+                if min_runnable_load > runnable_load.saturating_add(imbalance) {
+                    min_runnable_load = runnable_load;
+                    min_avg_load = avg_load;
+                    idlest = Some(g);
+                } else if runnable_load < min_runnable_load.saturating_add(imbalance)
+                    && 100 * min_avg_load as u128 > imbalance_scale as u128 * avg_load as u128
+                {
+                    min_avg_load = avg_load;
+                    idlest = Some(g);
+                }
+                if most_spare < max_spare_cap {
+                    most_spare = max_spare_cap;
+                    most_spare_sg = Some(g);
+                }
+            }
+        }
+        // Spare capacity is meaningless for fork: the new task's utilization is not set yet.
+        if sd_flag & SD_BALANCE_FORK == 0 {
+            let util = self.task_util(p);
+            if this_spare > util / 2 && imbalance_scale * this_spare > 100 * most_spare {
+                return None;
+            }
+            if most_spare > util / 2 {
+                return most_spare_sg;
+            }
+        }
+        let idlest = idlest?;
+        if dom.has(SD_NUMA) && min_runnable_load.saturating_add(imbalance) >= this_runnable_load {
+            return None;
+        }
+        if min_runnable_load > this_runnable_load.saturating_add(imbalance) {
+            return None;
+        }
+        if this_runnable_load < min_runnable_load.saturating_add(imbalance)
+            && (100 * this_avg_load as u128) < imbalance_scale as u128 * min_avg_load as u128
+        {
+            return None;
+        }
+        Some(idlest)
     }
 
     /// `update_sg_wakeup_stats()`: group statistics as if `p` were not on any of its CPUs.

@@ -1,0 +1,192 @@
+//! The decision log: why each wake-up went where it went, and what each load-balance pass saw
+//! (group statistics and types, migration type, imbalance) and did. Recorded only when a run is
+//! traced, so the hot loop pays one `Option` test per decision otherwise.
+
+use super::balance::{CpuIdleType, GroupType, MigrationType};
+use super::wakeup::Placement;
+use crate::cpumask::CpuMask;
+use crate::domains::SdLevel;
+use serde::{Deserialize, Serialize};
+
+/// One scheduler decision.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    Wakeup(WakeDecision),
+    Balance(BalanceDecision),
+}
+
+/// `select_task_rq_fair()` for one wake-up or fork.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct WakeDecision {
+    pub t: u64,
+    pub task: usize,
+    /// A fork (`wake_up_new_task()`) rather than a wake-up.
+    pub fork: bool,
+    pub prev_cpu: usize,
+    /// The CPU the waker (or parent) runs on; None for a timer.
+    pub waker_cpu: Option<usize>,
+    pub task_util: u64,
+    pub wake_wide: bool,
+    /// `wake_cap()` said the task does not fit (2016-era wake-up path only).
+    pub wake_cap: bool,
+    pub want_affine: bool,
+    /// What `wake_affine()` chose, when it was asked.
+    pub affine_cpu: Option<usize>,
+    pub path: Placement,
+    /// The level the slow path started from.
+    pub slow_path_level: Option<SdLevel>,
+    pub target: usize,
+}
+
+/// One group as `update_sg_lb_stats()` saw it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct GroupLog {
+    pub cpus: CpuMask,
+    pub group_type: GroupType,
+    pub load: u64,
+    pub util: u64,
+    pub runnable: u64,
+    pub capacity: u64,
+    pub nr_running: usize,
+    pub idle_cpus: usize,
+    pub misfit_task_load: u64,
+    /// avg_load where the kernel computes it (overloaded groups), else 0.
+    pub avg_load: u64,
+}
+
+/// How a `load_balance()` pass ended.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BalanceResult {
+    /// `should_we_balance()`: another CPU of the group balances this level.
+    NotThisCpu,
+    /// `find_busiest_group()` found no imbalance worth fixing.
+    Balanced,
+    /// No runqueue of the busiest group qualified (`find_busiest_queue()`).
+    NoBusiestQueue,
+    /// Tasks were detached and attached here.
+    Moved,
+    /// Nothing could be detached (a single running task, cache-hot or too big tasks).
+    NothingMoved,
+    /// Nothing was detached and the busiest CPU's stopper will push its running task.
+    ActiveBalance,
+    /// Every candidate task was pinned elsewhere.
+    AllPinned,
+}
+
+/// One `load_balance()` pass.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct BalanceDecision {
+    pub t: u64,
+    pub cpu: usize,
+    pub level: SdLevel,
+    pub idle: CpuIdleType,
+    /// Groups in visiting order; the first is the local group.
+    pub groups: Vec<GroupLog>,
+    /// Index into `groups` of the busiest group, if any.
+    pub busiest: Option<usize>,
+    pub migration_type: Option<MigrationType>,
+    pub imbalance: i64,
+    pub src_cpu: Option<usize>,
+    pub moved: usize,
+    pub nr_balance_failed: u32,
+    pub result: BalanceResult,
+}
+
+impl Decision {
+    pub fn t(&self) -> u64 {
+        match self {
+            Decision::Wakeup(w) => w.t,
+            Decision::Balance(b) => b.t,
+        }
+    }
+
+    /// A balance pass that found nothing to do: the bulk of any log, hidden by default.
+    pub fn is_quiet(&self) -> bool {
+        matches!(self, Decision::Balance(b) if matches!(b.result, BalanceResult::NotThisCpu | BalanceResult::Balanced))
+    }
+
+    /// One readable paragraph; `name` gives a task's name.
+    pub fn to_text(&self, name: &dyn Fn(usize) -> String) -> String {
+        match self {
+            Decision::Wakeup(w) => {
+                let what = if w.fork { "fork" } else { "wakeup" };
+                let from = match w.waker_cpu {
+                    Some(c) if w.fork => format!("parent on CPU{c}"),
+                    Some(c) => format!("waker on CPU{c}, prev CPU{}", w.prev_cpu),
+                    None => format!("timer, prev CPU{}", w.prev_cpu),
+                };
+                let mut why = Vec::new();
+                if w.wake_wide {
+                    why.push("wake_wide".to_string());
+                }
+                if w.wake_cap {
+                    why.push("wake_cap: does not fit".to_string());
+                }
+                if let Some(a) = w.affine_cpu {
+                    why.push(format!("wake_affine -> CPU{a}"));
+                }
+                let path = match (w.path, w.slow_path_level) {
+                    (Placement::SlowPath, Some(l)) => format!("find_idlest_cpu from {}", l.name()),
+                    (Placement::SlowPath, None) => "find_idlest_cpu".to_string(),
+                    (Placement::FastPath, _) => "select_idle_sibling".to_string(),
+                };
+                format!(
+                    "{:>12.6} {what} {} (util {}): {from}; {}{path} -> CPU{}",
+                    w.t as f64 / 1e9,
+                    name(w.task),
+                    w.task_util,
+                    if why.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}; ", why.join(", "))
+                    },
+                    w.target
+                )
+            }
+            Decision::Balance(b) => {
+                let mut s = format!(
+                    "{:>12.6} CPU{} load_balance {} ({:?}), nr_balance_failed {}: {:?}",
+                    b.t as f64 / 1e9,
+                    b.cpu,
+                    b.level.name(),
+                    b.idle,
+                    b.nr_balance_failed,
+                    b.result
+                );
+                if let (Some(m), Some(src)) = (b.migration_type, b.src_cpu) {
+                    s.push_str(&format!(
+                        ", {m:?} imbalance {} from CPU{src}, moved {}",
+                        b.imbalance, b.moved
+                    ));
+                } else if let Some(m) = b.migration_type {
+                    s.push_str(&format!(", {m:?} imbalance {}", b.imbalance));
+                }
+                for (i, g) in b.groups.iter().enumerate() {
+                    let role = if i == 0 {
+                        "local  "
+                    } else if Some(i) == b.busiest {
+                        "busiest"
+                    } else {
+                        "       "
+                    };
+                    s.push_str(&format!(
+                        "\n    {role} {{{}}} {:?}: nr {} idle {} load {} util {} runnable {} capacity {}{}{}",
+                        g.cpus,
+                        g.group_type,
+                        g.nr_running,
+                        g.idle_cpus,
+                        g.load,
+                        g.util,
+                        g.runnable,
+                        g.capacity,
+                        if g.misfit_task_load > 0 { format!(" misfit {}", g.misfit_task_load) } else { String::new() },
+                        if g.avg_load > 0 { format!(" avg_load {}", g.avg_load) } else { String::new() },
+                    ));
+                }
+                s
+            }
+        }
+    }
+}
