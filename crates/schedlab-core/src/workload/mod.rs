@@ -1,6 +1,7 @@
 //! Workloads: what the simulated tasks do, as small programs of [`Op`]s that the engine interprets,
 //! and the generators that build them from benchmark parameters ([`sysbench`]).
 
+pub mod hackbench;
 pub mod sysbench;
 
 use crate::error::{Error, Result};
@@ -264,6 +265,7 @@ impl Instance {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum WorkloadSpec {
     SysbenchCpu(sysbench::SysbenchCpu),
+    Hackbench(hackbench::Hackbench),
 }
 
 impl WorkloadSpec {
@@ -273,6 +275,7 @@ impl WorkloadSpec {
         let _ = topo;
         let inst = match self {
             WorkloadSpec::SysbenchCpu(s) => s.instantiate()?,
+            WorkloadSpec::Hackbench(s) => s.instantiate()?,
         };
         inst.validate()?;
         Ok(inst)
@@ -281,6 +284,7 @@ impl WorkloadSpec {
     pub fn metric(&self) -> Metric {
         match self {
             WorkloadSpec::SysbenchCpu(s) => s.metric(),
+            WorkloadSpec::Hackbench(s) => s.metric(),
         }
     }
 
@@ -288,6 +292,7 @@ impl WorkloadSpec {
     pub fn sweepable(&self) -> &'static [&'static str] {
         match self {
             WorkloadSpec::SysbenchCpu(_) => &["threads"],
+            WorkloadSpec::Hackbench(_) => hackbench::SWEEPABLE,
         }
     }
 
@@ -307,6 +312,7 @@ impl WorkloadSpec {
                     )))
                 }
             },
+            WorkloadSpec::Hackbench(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }

@@ -1,0 +1,113 @@
+//! The benchmark generators end to end: each runs through a Plan on a small machine and gives the
+//! value one can work out by hand from its parameters.
+
+use schedlab_core::experiment::{MachineRef, Plan, Scenario, VariantSpec, SCENARIO_VERSION};
+use schedlab_core::kernel::Governor;
+use schedlab_core::topology::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec};
+use schedlab_core::workload::{hackbench::Hackbench, Metric, WorkloadSpec};
+
+/// `n` identical CPUs of capacity 1024 with one OPP: work runs at the reference rate everywhere.
+fn flat(n: u32) -> MachineRef {
+    MachineRef::Custom(MachineSpec {
+        name: format!("flat{n}"),
+        description: String::new(),
+        llc: LlcSpan::Cluster,
+        clusters: vec![ClusterSpec {
+            name: "big".into(),
+            core_type: "ref".into(),
+            package: 0,
+            cores: n,
+            threads_per_core: 1,
+            cpu_ids: None,
+            smt_sharing_groups: None,
+            smt_throughput: vec![],
+            capacity_orig: 1024,
+            opps_mhz: vec![2000],
+            turbo_bins: vec![],
+            freq_domain: FreqDomainSpan::Cluster,
+        }],
+    })
+}
+
+fn scenario(machine: MachineRef, workload: WorkloadSpec, runs: u32) -> Scenario {
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: "test".into(),
+        title: String::new(),
+        description: String::new(),
+        machine,
+        workload,
+        sweep: None,
+        variants: vec![VariantSpec {
+            name: "v6.8".into(),
+            baseline: "v6.8".into(),
+            patches: vec![],
+            governor: Governor::Performance,
+            config: None,
+        }],
+        runs,
+        seed: 5,
+        limits: Default::default(),
+    }
+}
+
+/// Every run's value (checked runs: the engine's invariants hold after every event).
+fn values(plan: &Plan) -> Vec<f64> {
+    (0..plan.len())
+        .map(|i| plan.run_checked(i).unwrap().value)
+        .collect()
+}
+
+fn close(v: f64, expect: f64, rel: f64) -> bool {
+    (v - expect).abs() <= expect * rel
+}
+
+// ---------------------------------------------------------------- hackbench
+
+fn hackbench(groups: u32, fds: u32, loops: u64) -> Hackbench {
+    Hackbench {
+        fds,
+        ..Hackbench::new(groups, loops)
+    }
+}
+
+#[test]
+fn hackbench_delivers_every_message() {
+    let h = hackbench(2, 3, 20);
+    let mut plan = Plan::new(&scenario(flat(4), WorkloadSpec::Hackbench(h.clone()), 2)).unwrap();
+    plan.instances[0].metric = Metric::Count;
+    for v in values(&plan) {
+        assert_eq!(v, (2 * 3 * 3 * 20) as f64);
+    }
+    // A buffer that holds one message at a time makes senders wait for the receivers; still every
+    // message arrives.
+    let small = Hackbench {
+        buffer_bytes: Some(100),
+        ..h
+    };
+    let mut plan = Plan::new(&scenario(flat(4), WorkloadSpec::Hackbench(small), 1)).unwrap();
+    plan.instances[0].metric = Metric::Count;
+    assert_eq!(values(&plan), vec![360.0]);
+}
+
+#[test]
+fn hackbench_on_one_cpu_takes_the_sum_of_its_message_costs() {
+    // 1 x 2 x 2 x 50 = 200 messages of (2000 + 20) ns to write and as much to read, one CPU.
+    let h = hackbench(1, 2, 50);
+    let plan = Plan::new(&scenario(flat(1), WorkloadSpec::Hackbench(h), 1)).unwrap();
+    let t = values(&plan)[0];
+    let expect = 200.0 * 4040e-9;
+    assert!(close(t, expect, 0.02), "{t} vs {expect}");
+}
+
+#[test]
+fn hackbench_spreads_over_cpus() {
+    // 2 groups x 4 x 4 x 10 = 320 messages, 1.29 ms of CPU work: four CPUs cannot do it in less
+    // than a quarter of that, and they must do better than one CPU.
+    let h = hackbench(2, 4, 10);
+    let total = 320.0 * 4040e-9;
+    let plan = Plan::new(&scenario(flat(4), WorkloadSpec::Hackbench(h), 2)).unwrap();
+    for t in values(&plan) {
+        assert!(t > total / 4.0 && t < total * 0.9, "{t} vs {total}");
+    }
+}
