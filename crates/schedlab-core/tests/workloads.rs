@@ -1,10 +1,10 @@
 //! The benchmark generators end to end: each runs through a Plan on a small machine and gives the
 //! value one can work out by hand from its parameters.
 
-use schedlab_core::experiment::{MachineRef, Plan, Scenario, VariantSpec, SCENARIO_VERSION};
+use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep, VariantSpec, SCENARIO_VERSION};
 use schedlab_core::kernel::Governor;
 use schedlab_core::topology::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec};
-use schedlab_core::workload::{hackbench::Hackbench, Metric, WorkloadSpec};
+use schedlab_core::workload::{ebizzy::Ebizzy, hackbench::Hackbench, Metric, Op, WorkloadSpec};
 
 /// `n` identical CPUs of capacity 1024 with one OPP: work runs at the reference rate everywhere.
 fn flat(n: u32) -> MachineRef {
@@ -110,4 +110,56 @@ fn hackbench_spreads_over_cpus() {
     for t in values(&plan) {
         assert!(t > total / 4.0 && t < total * 0.9, "{t} vs {total}");
     }
+}
+
+// ---------------------------------------------------------------- ebizzy
+
+#[test]
+fn ebizzy_records_per_second_follow_the_record_cost() {
+    // One record: 512 KiB at 10000 MB/s + 3 us = 55.43 us. Two CPUs busy for 400 ms (less up to a
+    // tick of one CPU: the threads wait for the start blocked, and both may be woken on one CPU
+    // until a balance pass spreads them).
+    let record = 524_288.0 * 1e-10 + 3e-6;
+    let expect = 2.0 / record;
+    for threads in [2, 4] {
+        let e = Ebizzy::new(threads, 400);
+        let plan = Plan::new(&scenario(flat(2), WorkloadSpec::Ebizzy(e), 1)).unwrap();
+        let v = values(&plan)[0];
+        assert!(
+            close(v, expect, 0.015),
+            "{threads} threads: {v} vs {expect}"
+        );
+    }
+    // One thread on two CPUs: half the rate.
+    let plan = Plan::new(&scenario(
+        flat(2),
+        WorkloadSpec::Ebizzy(Ebizzy::new(1, 400)),
+        1,
+    ))
+    .unwrap();
+    let v = values(&plan)[0];
+    assert!(close(v, expect / 2.0, 0.015), "{v}");
+}
+
+#[test]
+fn ebizzy_threads_default_to_twice_the_cpus_and_sweep() {
+    let mut s = scenario(flat(3), WorkloadSpec::Ebizzy(Ebizzy::default()), 1);
+    s.sweep = Some(Sweep {
+        param: "threads".into(),
+        values: vec![1, 6],
+    });
+    let plan = Plan::new(&s).unwrap();
+    assert_eq!((forks(&plan, 0), forks(&plan, 1)), (1, 6));
+    let w = WorkloadSpec::Ebizzy(Ebizzy::default());
+    let plan = Plan::new(&scenario(flat(3), w, 1)).unwrap();
+    assert_eq!(forks(&plan, 0), 6);
+}
+
+/// Forks the first program of parameter `i`'s instance makes.
+fn forks(plan: &Plan, i: usize) -> usize {
+    plan.instances[i].programs[0]
+        .ops
+        .iter()
+        .filter(|op| matches!(op, Op::Fork(_)))
+        .count()
 }

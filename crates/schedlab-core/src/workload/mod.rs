@@ -1,6 +1,7 @@
 //! Workloads: what the simulated tasks do, as small programs of [`Op`]s that the engine interprets,
 //! and the generators that build them from benchmark parameters ([`sysbench`]).
 
+pub mod ebizzy;
 pub mod hackbench;
 pub mod sysbench;
 
@@ -266,6 +267,7 @@ impl Instance {
 pub enum WorkloadSpec {
     SysbenchCpu(sysbench::SysbenchCpu),
     Hackbench(hackbench::Hackbench),
+    Ebizzy(ebizzy::Ebizzy),
 }
 
 impl WorkloadSpec {
@@ -276,6 +278,7 @@ impl WorkloadSpec {
         let inst = match self {
             WorkloadSpec::SysbenchCpu(s) => s.instantiate()?,
             WorkloadSpec::Hackbench(s) => s.instantiate()?,
+            WorkloadSpec::Ebizzy(s) => s.instantiate(topo)?,
         };
         inst.validate()?;
         Ok(inst)
@@ -285,6 +288,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::SysbenchCpu(s) => s.metric(),
             WorkloadSpec::Hackbench(s) => s.metric(),
+            WorkloadSpec::Ebizzy(s) => s.metric(),
         }
     }
 
@@ -293,6 +297,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::SysbenchCpu(_) => &["threads"],
             WorkloadSpec::Hackbench(_) => hackbench::SWEEPABLE,
+            WorkloadSpec::Ebizzy(_) => ebizzy::SWEEPABLE,
         }
     }
 
@@ -313,6 +318,7 @@ impl WorkloadSpec {
                 }
             },
             WorkloadSpec::Hackbench(s) => s.set_param(name, value)?,
+            WorkloadSpec::Ebizzy(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }
