@@ -63,6 +63,22 @@ enum Command {
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// Why one run of a built-in scenario went as it did: every wake-up placement and every load
+    /// balance pass that found an imbalance, with the group statistics it saw.
+    Explain {
+        scenario: String,
+        /// Run index (parameter, then repetition, then variant).
+        #[arg(long, default_value_t = 0)]
+        run: usize,
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Include balance passes that found nothing to do.
+        #[arg(long)]
+        all: bool,
+        /// Only decisions involving this CPU.
+        #[arg(long)]
+        cpu: Option<usize>,
+    },
     /// Print a built-in scenario as a JSON file to edit and `run`.
     Show { scenario: String },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
@@ -138,23 +154,25 @@ fn run(cmd: Command) -> Result<String, Error> {
             run,
             seed,
         } => {
-            let mut s = scenarios::builtin(&scenario)?;
-            if let Some(seed) = seed {
-                s.seed = seed;
-            }
-            let plan = Plan::new(&s)?;
-            let (result, events) = plan.run_traced(run)?;
-            let (v, p, rep) = plan.run_ref(run);
+            let t = traced(&scenario, run, seed)?;
             Ok(format!(
-                "# {scenario} run {run}: variant {}, {} {}, repetition {rep}, seed {}: {} = {}\n# counters: {}\n{}",
-                plan.variants[v].name,
-                plan.param_name,
-                plan.params[p],
-                result.seed,
-                plan.metric.name(),
-                result.value,
-                serde_json::to_string(&result.counters).unwrap(),
-                schedlab_core::trace::to_ftrace(&events, &plan.task_names(run))
+                "{}{}",
+                trace_header(&scenario, run, &t),
+                t.to_ftrace()
+            ))
+        }
+        Command::Explain {
+            scenario,
+            run,
+            seed,
+            all,
+            cpu,
+        } => {
+            let t = traced(&scenario, run, seed)?;
+            Ok(format!(
+                "{}{}",
+                trace_header(&scenario, run, &t),
+                t.explain(all, cpu)
             ))
         }
         Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
@@ -187,6 +205,30 @@ fn run(cmd: Command) -> Result<String, Error> {
             ))
         }
     }
+}
+
+fn traced(
+    scenario: &str,
+    run: usize,
+    seed: Option<u64>,
+) -> Result<schedlab_core::experiment::RunTrace, Error> {
+    let mut s = scenarios::builtin(scenario)?;
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
+    Plan::new(&s)?.run_traced(run)
+}
+
+fn trace_header(scenario: &str, run: usize, t: &schedlab_core::experiment::RunTrace) -> String {
+    format!(
+        "# {scenario} run {run}: variant {}, param {}, repetition {}, seed {}: value {}\n# counters: {}\n",
+        t.variant,
+        t.param,
+        t.result.repetition,
+        t.result.seed,
+        t.result.value,
+        serde_json::to_string(&t.result.counters).unwrap()
+    )
 }
 
 fn default_jobs() -> usize {

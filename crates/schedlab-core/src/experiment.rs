@@ -3,10 +3,12 @@
 //! them in any order, in parallel threads or in a Web Worker, and get the same table.
 
 use crate::domains::{DomainsView, SchedDomains};
+use crate::engine::RunOutcome;
 use crate::engine::{Engine, Limits};
 use crate::error::{Error, Result};
 use crate::kernel::{build_config, Governor, KernelConfig};
 use crate::rng::Rng;
+use crate::sched::log::Decision;
 use crate::sched::World;
 use crate::table::ComparisonTable;
 use crate::topology::{presets, MachineSpec, Topology};
@@ -120,6 +122,57 @@ pub struct RunResult {
     pub busy_cpu_ns: u64,
     pub events: u64,
     pub counters: Counters,
+}
+
+/// One run with everything it recorded: the scheduler events (for timelines and ftrace export)
+/// and the decision log (why each wake-up went where it went, what each balance pass saw).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RunTrace {
+    pub result: RunResult,
+    pub variant: String,
+    pub param: u64,
+    /// Task names (`comm`: the program's name) by task id; the pid is the id + 1.
+    pub task_names: Vec<String>,
+    pub events: Vec<TraceEvent>,
+    pub decisions: Vec<Decision>,
+}
+
+impl RunTrace {
+    /// The run as ftrace text.
+    pub fn to_ftrace(&self) -> String {
+        crate::trace::to_ftrace(&self.events, &self.task_names)
+    }
+
+    /// The decision log as text; `quiet` includes balance passes that found nothing to do.
+    pub fn explain(&self, quiet: bool, cpu: Option<usize>) -> String {
+        let name = |t: usize| {
+            format!(
+                "{}-{}",
+                self.task_names.get(t).map_or("task", String::as_str),
+                t + 1
+            )
+        };
+        let mut s = String::new();
+        for d in &self.decisions {
+            if !quiet && d.is_quiet() {
+                continue;
+            }
+            if let Some(c) = cpu {
+                let involved = match d {
+                    Decision::Wakeup(w) => {
+                        w.target == c || w.prev_cpu == c || w.waker_cpu == Some(c)
+                    }
+                    Decision::Balance(b) => b.cpu == c || b.src_cpu == Some(c),
+                };
+                if !involved {
+                    continue;
+                }
+            }
+            s.push_str(&d.to_text(&name));
+            s.push('\n');
+        }
+        s
+    }
 }
 
 /// A validated scenario, expanded into runs.
@@ -239,21 +292,35 @@ impl Plan {
         )
     }
 
-    fn simulate(&self, index: usize, trace: bool) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
-        self.simulate_with(index, trace, false)
+    /// Runs one simulation.
+    pub fn run(&self, index: usize) -> Result<RunResult> {
+        self.simulate(index, false, false).map(|(r, _)| r)
     }
 
-    /// Runs one simulation verifying the engine's invariants after every event (slow).
+    /// Runs one simulation verifying the engine's invariants after every event (slow; for tests).
     pub fn run_checked(&self, index: usize) -> Result<RunResult> {
-        self.simulate_with(index, false, true).map(|(r, _)| r)
+        self.simulate(index, false, true).map(|(r, _)| r)
     }
 
-    fn simulate_with(
-        &self,
-        index: usize,
-        trace: bool,
-        check: bool,
-    ) -> Result<(RunResult, Option<Vec<TraceEvent>>)> {
+    /// Runs one simulation recording its scheduler events and decisions.
+    pub fn run_traced(&self, index: usize) -> Result<RunTrace> {
+        let (result, out) = self.simulate(index, true, false)?;
+        let inst = &self.instances[result.param_index];
+        Ok(RunTrace {
+            variant: self.variants[result.variant].name.clone(),
+            param: self.params[result.param_index],
+            task_names: out
+                .task_programs
+                .iter()
+                .map(|&p| inst.programs[p].name.clone())
+                .collect(),
+            events: out.trace.unwrap_or_default(),
+            decisions: out.decisions.unwrap_or_default(),
+            result,
+        })
+    }
+
+    fn simulate(&self, index: usize, trace: bool, check: bool) -> Result<(RunResult, RunOutcome)> {
         if index >= self.len() {
             return Err(Error::Scenario(format!(
                 "run {index} does not exist; the plan has {} runs",
@@ -281,53 +348,19 @@ impl Plan {
             )),
             other => other,
         })?;
-        Ok((
-            RunResult {
-                index,
-                variant,
-                param_index,
-                repetition,
-                seed,
-                value: out.value,
-                sim_ns: out.sim_ns,
-                busy_cpu_ns: out.busy_cpu_ns,
-                events: out.events,
-                counters: out.counters,
-            },
-            out.trace,
-        ))
-    }
-
-    /// Runs one simulation.
-    pub fn run(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false).map(|(r, _)| r)
-    }
-
-    /// Runs one simulation recording its scheduler events.
-    pub fn run_traced(&self, index: usize) -> Result<(RunResult, Vec<TraceEvent>)> {
-        self.simulate(index, true)
-            .map(|(r, t)| (r, t.unwrap_or_default()))
-    }
-
-    /// Names of run `index`'s tasks by id (the program each runs), for traces.
-    pub fn task_names(&self, index: usize) -> Vec<String> {
-        let (_, param_index, _) = self.run_ref(index.min(self.len().saturating_sub(1)));
-        let inst = &self.instances[param_index];
-        // Task ids follow creation order: the initial tasks, then each Fork as the programs run.
-        // sysbench-like programs fork from the first task only, so the order is the program's.
-        let mut names: Vec<String> = inst
-            .initial
-            .iter()
-            .map(|&p| inst.programs[p].name.clone())
-            .collect();
-        for &p in &inst.initial {
-            for op in &inst.programs[p].ops {
-                if let crate::workload::Op::Fork(child) = op {
-                    names.push(inst.programs[*child].name.clone());
-                }
-            }
-        }
-        names
+        let result = RunResult {
+            index,
+            variant,
+            param_index,
+            repetition,
+            seed,
+            value: out.value,
+            sim_ns: out.sim_ns,
+            busy_cpu_ns: out.busy_cpu_ns,
+            events: out.events,
+            counters: out.counters.clone(),
+        };
+        Ok((result, out))
     }
 
     /// The comparison table of whatever results are given (any subset, any order).

@@ -70,6 +70,10 @@ pub struct RunOutcome {
     pub events: u64,
     pub counters: Counters,
     pub trace: Option<Vec<TraceEvent>>,
+    /// The decision log, when traced.
+    pub decisions: Option<Vec<crate::sched::log::Decision>>,
+    /// The program each task ran, by task id.
+    pub task_programs: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -141,12 +145,15 @@ pub struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     pub fn new(
-        world: World,
+        mut world: World,
         inst: &'a Instance,
         seed: u64,
         limits: Limits,
         trace: bool,
     ) -> Engine<'a> {
+        if trace {
+            world.log = Some(Vec::new());
+        }
         let n = world.nr_cpus();
         Engine {
             pools: inst.pools.clone(),
@@ -399,6 +406,8 @@ impl<'a> Engine<'a> {
             events,
             counters: self.w.counters.clone(),
             trace: self.trace,
+            decisions: self.w.log.take(),
+            task_programs: self.w.tasks.iter().map(|t| t.program).collect(),
         })
     }
 
