@@ -4,7 +4,9 @@
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep, VariantSpec, SCENARIO_VERSION};
 use schedlab_core::kernel::Governor;
 use schedlab_core::topology::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec};
-use schedlab_core::workload::{ebizzy::Ebizzy, hackbench::Hackbench, Metric, Op, WorkloadSpec};
+use schedlab_core::workload::{
+    ebizzy::Ebizzy, hackbench::Hackbench, tbench::Tbench, Metric, Op, WorkloadSpec,
+};
 
 /// `n` identical CPUs of capacity 1024 with one OPP: work runs at the reference rate everywhere.
 fn flat(n: u32) -> MachineRef {
@@ -162,4 +164,40 @@ fn forks(plan: &Plan, i: usize) -> usize {
         .iter()
         .filter(|op| matches!(op, Op::Fork(_)))
         .count()
+}
+
+// ---------------------------------------------------------------- tbench
+
+/// Bytes over time of one transaction alone: (256 + 4096) bytes per (5 + 10) us.
+const TBENCH_ONE_PAIR_MB_S: f64 = 4352.0 / 15e-6 / 1e6;
+
+#[test]
+fn tbench_one_client_moves_a_transaction_per_client_and_server_work() {
+    let t = Tbench {
+        duration_ms: 50,
+        ..Tbench::new(1)
+    };
+    let plan = Plan::new(&scenario(flat(2), WorkloadSpec::Tbench(t), 2)).unwrap();
+    for v in values(&plan) {
+        assert!(close(v, TBENCH_ONE_PAIR_MB_S, 0.02), "{v}");
+    }
+}
+
+#[test]
+fn tbench_clients_share_the_cpus() {
+    // Four pairs on two CPUs keep both busy: twice one pair's throughput at most, and more than one
+    // pair's. On one CPU, four pairs get what one pair gets.
+    let t = Tbench {
+        duration_ms: 50,
+        ..Tbench::new(4)
+    };
+    let mut s = scenario(flat(2), WorkloadSpec::Tbench(t.clone()), 1);
+    let v = values(&Plan::new(&s).unwrap())[0];
+    assert!(
+        v > 1.3 * TBENCH_ONE_PAIR_MB_S && v < 2.02 * TBENCH_ONE_PAIR_MB_S,
+        "{v}"
+    );
+    s.machine = flat(1);
+    let v = values(&Plan::new(&s).unwrap())[0];
+    assert!(close(v, TBENCH_ONE_PAIR_MB_S, 0.02), "{v}");
 }

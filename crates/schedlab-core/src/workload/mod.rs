@@ -4,6 +4,7 @@
 pub mod ebizzy;
 pub mod hackbench;
 pub mod sysbench;
+pub mod tbench;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -268,6 +269,7 @@ pub enum WorkloadSpec {
     SysbenchCpu(sysbench::SysbenchCpu),
     Hackbench(hackbench::Hackbench),
     Ebizzy(ebizzy::Ebizzy),
+    Tbench(tbench::Tbench),
 }
 
 impl WorkloadSpec {
@@ -279,6 +281,7 @@ impl WorkloadSpec {
             WorkloadSpec::SysbenchCpu(s) => s.instantiate()?,
             WorkloadSpec::Hackbench(s) => s.instantiate()?,
             WorkloadSpec::Ebizzy(s) => s.instantiate(topo)?,
+            WorkloadSpec::Tbench(s) => s.instantiate(topo)?,
         };
         inst.validate()?;
         Ok(inst)
@@ -289,6 +292,7 @@ impl WorkloadSpec {
             WorkloadSpec::SysbenchCpu(s) => s.metric(),
             WorkloadSpec::Hackbench(s) => s.metric(),
             WorkloadSpec::Ebizzy(s) => s.metric(),
+            WorkloadSpec::Tbench(s) => s.metric(),
         }
     }
 
@@ -298,6 +302,7 @@ impl WorkloadSpec {
             WorkloadSpec::SysbenchCpu(_) => &["threads"],
             WorkloadSpec::Hackbench(_) => hackbench::SWEEPABLE,
             WorkloadSpec::Ebizzy(_) => ebizzy::SWEEPABLE,
+            WorkloadSpec::Tbench(_) => tbench::SWEEPABLE,
         }
     }
 
@@ -319,6 +324,7 @@ impl WorkloadSpec {
             },
             WorkloadSpec::Hackbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Ebizzy(s) => s.set_param(name, value)?,
+            WorkloadSpec::Tbench(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }
