@@ -3,32 +3,21 @@
 
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep, VariantSpec, SCENARIO_VERSION};
 use schedlab_core::kernel::Governor;
-use schedlab_core::topology::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec};
+use schedlab_core::topology::MachineSpec;
 use schedlab_core::workload::{
-    ebizzy::Ebizzy, hackbench::Hackbench, tbench::Tbench, Metric, Op, WorkloadSpec,
+    ebizzy::Ebizzy, hackbench::Hackbench, kernbench::Kernbench, tbench::Tbench, Metric, Op,
+    WorkloadSpec,
 };
 
 /// `n` identical CPUs of capacity 1024 with one OPP: work runs at the reference rate everywhere.
 fn flat(n: u32) -> MachineRef {
-    MachineRef::Custom(MachineSpec {
-        name: format!("flat{n}"),
-        description: String::new(),
-        llc: LlcSpan::Cluster,
-        clusters: vec![ClusterSpec {
-            name: "big".into(),
-            core_type: "ref".into(),
-            package: 0,
-            cores: n,
-            threads_per_core: 1,
-            cpu_ids: None,
-            smt_sharing_groups: None,
-            smt_throughput: vec![],
-            capacity_orig: 1024,
-            opps_mhz: vec![2000],
-            turbo_bins: vec![],
-            freq_domain: FreqDomainSpan::Cluster,
-        }],
-    })
+    let spec: MachineSpec = serde_json::from_value(serde_json::json!({
+        "name": format!("flat{n}"),
+        "llc": "cluster",
+        "clusters": [{"name": "big", "cores": n, "capacity_orig": 1024, "opps_mhz": [2000]}],
+    }))
+    .unwrap();
+    MachineRef::Custom(spec)
 }
 
 fn scenario(machine: MachineRef, workload: WorkloadSpec, runs: u32) -> Scenario {
@@ -200,4 +189,61 @@ fn tbench_clients_share_the_cpus() {
     s.machine = flat(1);
     let v = values(&Plan::new(&s).unwrap())[0];
     assert!(close(v, TBENCH_ONE_PAIR_MB_S, 0.02), "{v}");
+}
+
+// ---------------------------------------------------------------- kernbench
+
+/// 60 files of 4 ms on average, a 10 ms link, no noise.
+fn small_build(jobs: u32) -> Kernbench {
+    Kernbench {
+        files: 60,
+        work_ms: 4,
+        link_ms: 10,
+        jitter_ppm: 0,
+        ..Kernbench::new(jobs)
+    }
+}
+
+/// Per file: make's work, the compiler's start and its compile, in seconds.
+fn job_seconds(k: &Kernbench, i: u32) -> f64 {
+    (k.make_us as f64 * 1e3 + k.exec_us as f64 * 1e3 + k.file_work_ns(i) as f64) * 1e-9
+}
+
+#[test]
+fn kernbench_with_one_job_takes_the_sum_of_its_files() {
+    let k = small_build(1);
+    let expect = (0..k.files).map(|i| job_seconds(&k, i)).sum::<f64>() + 0.010;
+    let plan = Plan::new(&scenario(flat(2), WorkloadSpec::Kernbench(k), 1)).unwrap();
+    let t = values(&plan)[0];
+    assert!(close(t, expect, 0.01), "{t} vs {expect}");
+}
+
+#[test]
+fn kernbench_jobs_run_in_parallel_in_makefile_order() {
+    // make -j4 on four CPUs: each file goes to the first free slot, in order (a list schedule).
+    let k = small_build(4);
+    let mut free = [0.0f64; 4];
+    for i in 0..k.files {
+        let slot = (0..4).min_by(|&a, &b| free[a].total_cmp(&free[b])).unwrap();
+        free[slot] += job_seconds(&k, i);
+    }
+    let expect = free.iter().cloned().fold(0.0, f64::max) + 0.010;
+    let mut s = scenario(flat(4), WorkloadSpec::Kernbench(k.clone()), 2);
+    s.sweep = Some(Sweep {
+        param: "jobs".into(),
+        values: vec![4, 0],
+    });
+    let plan = Plan::new(&s).unwrap();
+    let v = values(&plan);
+    for &t in &v[..2] {
+        assert!(close(t, expect, 0.05), "{t} vs {expect}");
+    }
+    // Unlimited jobs on four CPUs: all compilers at once, time-shared; the CPUs stay busy.
+    let total = (0..k.files).map(|i| job_seconds(&k, i)).sum::<f64>();
+    for &t in &v[2..] {
+        assert!(
+            t > total / 4.0 && t < total / 4.0 * 1.15 + 0.010,
+            "{t} vs {total}"
+        );
+    }
 }

@@ -3,6 +3,7 @@
 
 pub mod ebizzy;
 pub mod hackbench;
+pub mod kernbench;
 pub mod sysbench;
 pub mod tbench;
 
@@ -270,6 +271,7 @@ pub enum WorkloadSpec {
     Hackbench(hackbench::Hackbench),
     Ebizzy(ebizzy::Ebizzy),
     Tbench(tbench::Tbench),
+    Kernbench(kernbench::Kernbench),
 }
 
 impl WorkloadSpec {
@@ -282,6 +284,7 @@ impl WorkloadSpec {
             WorkloadSpec::Hackbench(s) => s.instantiate()?,
             WorkloadSpec::Ebizzy(s) => s.instantiate(topo)?,
             WorkloadSpec::Tbench(s) => s.instantiate(topo)?,
+            WorkloadSpec::Kernbench(s) => s.instantiate()?,
         };
         inst.validate()?;
         Ok(inst)
@@ -293,6 +296,7 @@ impl WorkloadSpec {
             WorkloadSpec::Hackbench(s) => s.metric(),
             WorkloadSpec::Ebizzy(s) => s.metric(),
             WorkloadSpec::Tbench(s) => s.metric(),
+            WorkloadSpec::Kernbench(s) => s.metric(),
         }
     }
 
@@ -303,6 +307,7 @@ impl WorkloadSpec {
             WorkloadSpec::Hackbench(_) => hackbench::SWEEPABLE,
             WorkloadSpec::Ebizzy(_) => ebizzy::SWEEPABLE,
             WorkloadSpec::Tbench(_) => tbench::SWEEPABLE,
+            WorkloadSpec::Kernbench(_) => kernbench::SWEEPABLE,
         }
     }
 
@@ -325,6 +330,7 @@ impl WorkloadSpec {
             WorkloadSpec::Hackbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Ebizzy(s) => s.set_param(name, value)?,
             WorkloadSpec::Tbench(s) => s.set_param(name, value)?,
+            WorkloadSpec::Kernbench(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }
