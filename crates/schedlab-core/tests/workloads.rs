@@ -5,8 +5,8 @@ use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep, VariantSpec, 
 use schedlab_core::kernel::Governor;
 use schedlab_core::topology::MachineSpec;
 use schedlab_core::workload::{
-    ebizzy::Ebizzy, hackbench::Hackbench, kernbench::Kernbench, tbench::Tbench, Metric, Op,
-    WorkloadSpec,
+    ebizzy::Ebizzy, gitsource::Gitsource, hackbench::Hackbench, kernbench::Kernbench,
+    tbench::Tbench, Metric, Op, WorkloadSpec,
 };
 
 /// `n` identical CPUs of capacity 1024 with one OPP: work runs at the reference rate everywhere.
@@ -246,4 +246,62 @@ fn kernbench_jobs_run_in_parallel_in_makefile_order() {
             "{t} vs {total}"
         );
     }
+}
+
+// ---------------------------------------------------------------- gitsource
+
+fn chain(processes: u32, io_every: u32, parallel_every: u32) -> Gitsource {
+    Gitsource {
+        processes,
+        io_every,
+        parallel_every,
+        jitter_ppm: 0,
+        ..Gitsource::default()
+    }
+}
+
+/// Shell, exec and command work of command `i`, in seconds.
+fn command_seconds(g: &Gitsource, i: u32) -> f64 {
+    ((g.shell_us + g.exec_us) as f64 * 1e3 + g.command_work_ns(i) as f64) * 1e-9
+}
+
+#[test]
+fn gitsource_serial_chain_takes_the_sum_of_its_commands() {
+    let g = chain(200, 0, 0);
+    let work: f64 = (0..200).map(|i| command_seconds(&g, i)).sum();
+    let plan = Plan::new(&scenario(flat(4), WorkloadSpec::Gitsource(g), 1)).unwrap();
+    let t = values(&plan)[0];
+    assert!(close(t, work, 0.01), "{t} vs {work}");
+    // Every fifth command also sleeps 200 us: 40 sleeps more.
+    let g = chain(200, 5, 0);
+    let plan = Plan::new(&scenario(flat(4), WorkloadSpec::Gitsource(g), 1)).unwrap();
+    let t = values(&plan)[0];
+    let expect = work + 40.0 * 200e-6;
+    assert!(close(t, expect, 0.01), "{t} vs {expect}");
+}
+
+#[test]
+fn gitsource_pipelines_overlap_on_two_cpus_and_not_on_one() {
+    // Every second step is a pipeline of two commands.
+    let g = chain(150, 0, 2);
+    let work: f64 = (0..150).map(|i| command_seconds(&g, i)).sum();
+    let step_time: f64 = g
+        .steps()
+        .iter()
+        .map(|s| {
+            // The shell forks the commands one after another; they then run side by side.
+            let shell = s.len() as f64 * g.shell_us as f64 * 1e-6;
+            let longest = s
+                .clone()
+                .map(|i| command_seconds(&g, i) - g.shell_us as f64 * 1e-6)
+                .fold(0.0, f64::max);
+            shell + longest
+        })
+        .sum();
+    let plan = Plan::new(&scenario(flat(4), WorkloadSpec::Gitsource(g.clone()), 1)).unwrap();
+    let t = values(&plan)[0];
+    assert!(close(t, step_time, 0.03), "{t} vs {step_time}");
+    let plan = Plan::new(&scenario(flat(1), WorkloadSpec::Gitsource(g), 1)).unwrap();
+    let t = values(&plan)[0];
+    assert!(close(t, work, 0.01), "{t} vs {work}");
 }

@@ -2,6 +2,7 @@
 //! and the generators that build them from benchmark parameters ([`sysbench`]).
 
 pub mod ebizzy;
+pub mod gitsource;
 pub mod hackbench;
 pub mod kernbench;
 pub mod sysbench;
@@ -272,6 +273,7 @@ pub enum WorkloadSpec {
     Ebizzy(ebizzy::Ebizzy),
     Tbench(tbench::Tbench),
     Kernbench(kernbench::Kernbench),
+    Gitsource(gitsource::Gitsource),
 }
 
 impl WorkloadSpec {
@@ -285,6 +287,7 @@ impl WorkloadSpec {
             WorkloadSpec::Ebizzy(s) => s.instantiate(topo)?,
             WorkloadSpec::Tbench(s) => s.instantiate(topo)?,
             WorkloadSpec::Kernbench(s) => s.instantiate()?,
+            WorkloadSpec::Gitsource(s) => s.instantiate()?,
         };
         inst.validate()?;
         Ok(inst)
@@ -297,6 +300,7 @@ impl WorkloadSpec {
             WorkloadSpec::Ebizzy(s) => s.metric(),
             WorkloadSpec::Tbench(s) => s.metric(),
             WorkloadSpec::Kernbench(s) => s.metric(),
+            WorkloadSpec::Gitsource(s) => s.metric(),
         }
     }
 
@@ -308,6 +312,7 @@ impl WorkloadSpec {
             WorkloadSpec::Ebizzy(_) => ebizzy::SWEEPABLE,
             WorkloadSpec::Tbench(_) => tbench::SWEEPABLE,
             WorkloadSpec::Kernbench(_) => kernbench::SWEEPABLE,
+            WorkloadSpec::Gitsource(_) => gitsource::SWEEPABLE,
         }
     }
 
@@ -331,6 +336,7 @@ impl WorkloadSpec {
             WorkloadSpec::Ebizzy(s) => s.set_param(name, value)?,
             WorkloadSpec::Tbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Kernbench(s) => s.set_param(name, value)?,
+            WorkloadSpec::Gitsource(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }
