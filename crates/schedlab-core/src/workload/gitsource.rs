@@ -141,7 +141,7 @@ impl Gitsource {
 
     /// Whether command `i` sleeps for I/O.
     pub fn does_io(&self, i: u32) -> bool {
-        self.io_every > 0 && (i + 1) % self.io_every == 0
+        self.io_every > 0 && (i + 1).is_multiple_of(self.io_every)
     }
 
     /// The commands of each step: one, or two for a pipeline.
@@ -150,7 +150,7 @@ impl Gitsource {
         let mut i = 0;
         while i < self.processes {
             let step = steps.len() as u32 + 1;
-            let n = if self.parallel_every > 0 && step % self.parallel_every == 0 {
+            let n = if self.parallel_every > 0 && step.is_multiple_of(self.parallel_every) {
                 2.min(self.processes - i)
             } else {
                 1
