@@ -2,7 +2,7 @@
 //! exits non-zero on bad input; nothing here panics on user input.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use schedlab_core::experiment::{Plan, RunResult, Scenario};
+use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
 use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,6 +25,13 @@ enum Format {
     Table,
     Json,
     Csv,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Report {
+    Value,
+    Energy,
+    PerfPerWatt,
 }
 
 #[derive(Subcommand)]
@@ -102,6 +109,9 @@ struct RunOpts {
     seed: Option<u64>,
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// What to tabulate: the workload's metric, energy, or performance per watt.
+    #[arg(long, value_enum, default_value = "value")]
+    report: Report,
     /// Worker threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -272,7 +282,12 @@ fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
     }
     let plan = Plan::new(&scenario)?;
     let results = run_all(&plan, opts.jobs)?;
-    let table = plan.table(&results);
+    let quantity = match opts.report {
+        Report::Value => Quantity::Value,
+        Report::Energy => Quantity::Energy,
+        Report::PerfPerWatt => Quantity::PerfPerWatt,
+    };
+    let table = plan.table_of(&results, quantity);
     Ok(match opts.format {
         Format::Table => table.to_text(),
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&table).unwrap()),

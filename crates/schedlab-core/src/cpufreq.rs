@@ -8,14 +8,42 @@
 //!   with frequency invariance and its current frequency without; `cpufreq_driver_resolve_freq()`
 //!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L).
 //!
+//!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
+//!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
+//! - hwp (intel_pstate active, powersave + HWP): the hardware, not the kernel, picks the frequency
+//!   of each core from the core's own busy fraction over its last `hwp_window_us`: 1.25 x busy x
+//!   the highest frequency allowed, resolved upwards. It knows nothing about tasks: a task that moves
+//!   to a core that was idle starts at that core's low frequency. *Assumed* model of an
+//!   undocumented algorithm; the window is a config field.
+//!
+//! Frequency invariance (`arch_scale_freq_capacity()`): cur/max in 1/1024, where max is the
+//! policy's highest frequency (arm64 cpufreq, `topology_set_freq_scale()`) or, on x86 since v5.7,
+//! the turbo frequency of the first bin covering at least `min_active_cores` active cores (4 on
+//! SKYLAKE_X, `skx_set_max_freq_ratio()`), with the result clamped to 1024.
+//!
 //! Turbo: above the highest OPP, the hardware grants at most the turbo bin for the package's number
 //! of active cores. Simplifications: frequency changes take effect at once (no transition latency);
-//! no iowait boost, no uclamp, no busy hold (issue 3 adds them where experiments need them).
+//! the x86 frequency scale is the current frequency rather than an APERF/MPERF average over the
+//! last tick; no iowait boost, no uclamp.
 
-use crate::kernel::Governor;
+use crate::kernel::{FreqInvarianceMax, Governor};
 use crate::sched::World;
 
 impl World {
+    /// The frequency `arch_scale_freq_capacity()` divides by.
+    pub fn freq_invariance_max_khz(&self, fd: usize) -> u64 {
+        let dom = &self.topo.freq_domains[fd];
+        match self.config.freq_invariance_max {
+            FreqInvarianceMax::PolicyMax => dom.peak_khz() as u64,
+            FreqInvarianceMax::TurboGroup { min_active_cores } => {
+                dom.turbo_bins
+                    .iter()
+                    .find(|b| b.max_active_cores >= min_active_cores)
+                    .map_or(dom.peak_khz(), |b| b.mhz * 1000) as u64
+            }
+        }
+    }
+
     /// Busy cores (any thread running) in a package.
     fn active_cores(&self, package: usize) -> u32 {
         let mut n = 0;
@@ -98,8 +126,39 @@ impl World {
                 } as u64;
                 // get_next_freq(): map_util_freq() = (freq + freq/4) * util / max.
                 let next = (reference + (reference >> 2)) * util / max;
-                self.policies[fd].last_update = self.now;
-                self.policies[fd].updated_once = true;
+                let single = dom.cpus.weight() == 1;
+                let idle_calls = self.idle_calls[cpu];
+                let policy = &mut self.policies[fd];
+                let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
+                policy.idle_calls = idle_calls;
+                policy.last_update = self.now;
+                policy.updated_once = true;
+                let f = self.resolve_freq(fd, next);
+                if self.config.schedutil_busy_hold && busy && f < self.policies[fd].cur_khz {
+                    return None;
+                }
+                f
+            }
+            Governor::Hwp => {
+                let window = self.config.hwp_window_us * 1000;
+                let policy = &self.policies[fd];
+                if policy.updated_once && self.now < policy.last_update + window {
+                    return None;
+                }
+                let elapsed = (self.now - policy.last_update).max(1);
+                // The busiest thread of the core over the window.
+                let mut busy_max = 0u64;
+                for (k, c) in dom.cpus.iter().enumerate() {
+                    let busy = self.busy_ns_until_now(c) - self.policies[fd].busy_mark[k];
+                    busy_max = busy_max.max(busy);
+                }
+                let hw_max = self.hw_max_khz(fd) as u64;
+                let next = hw_max * 5 / 4 * busy_max.min(elapsed) / elapsed;
+                let marks: Vec<u64> = dom.cpus.iter().map(|c| self.busy_ns_until_now(c)).collect();
+                let policy = &mut self.policies[fd];
+                policy.busy_mark.copy_from_slice(&marks);
+                policy.last_update = self.now;
+                policy.updated_once = true;
                 self.resolve_freq(fd, next)
             }
         };
@@ -146,6 +205,73 @@ mod tests {
         w.rqs[5].avg.util_avg = 1000;
         w.cpufreq_update(5);
         assert_eq!(w.policies[1].cur_khz, 1_421_000);
+    }
+
+    #[test]
+    fn x86_frequency_invariance_divides_by_the_4_core_turbo_and_clamps() {
+        // kernel-facts.md §3.4: ratio floor(37 x 1024 / 24) = 1578.
+        let mut w = world("cascadelake-8260l", Governor::Performance, true);
+        w.config.freq_invariance_max = crate::kernel::FreqInvarianceMax::TurboGroup {
+            min_active_cores: 4,
+        };
+        let mut scale_at = |mhz: u32| {
+            w.policies[0].cur_khz = mhz * 1000;
+            w.freq_scale(0)
+        };
+        let got: Vec<u64> = [1000, 2400, 3100, 3300, 3600, 3700, 3900]
+            .iter()
+            .map(|&f| scale_at(f))
+            .collect();
+        assert_eq!(got, vec![276, 664, 858, 913, 996, 1024, 1024]);
+    }
+
+    #[test]
+    fn hwp_follows_the_cores_busy_fraction() {
+        let mut w = world("cascadelake-8260l", Governor::Hwp, true);
+        let window = w.config.hwp_window_us * 1000;
+        // CPU 0 busy for the whole first window: the core asks for the most it may have.
+        w.busy_since[0] = Some(0);
+        w.now = window;
+        let f = w.cpufreq_target(0).unwrap();
+        assert_eq!(f, 3_900_000, "one active core gets the 2-core turbo bin");
+        w.set_frequency(0, f);
+        // Idle through the next window: down to the lowest OPP.
+        w.busy_ns[0] = window;
+        w.busy_since[0] = None;
+        w.now = 2 * window;
+        assert_eq!(w.cpufreq_target(0), Some(1_000_000));
+        // A quarter busy: 1.25 x 25% x 3.9 GHz = 1.22 GHz -> 1.3 GHz.
+        w.set_frequency(0, 1_000_000);
+        w.busy_ns[0] = window + window / 4;
+        w.now = 3 * window;
+        assert_eq!(w.cpufreq_target(0), Some(1_300_000));
+    }
+
+    #[test]
+    fn schedutil_busy_hold_keeps_a_busy_single_cpu_policy_up() {
+        let mut spec = preset("juno-r2").unwrap();
+        for c in &mut spec.clusters {
+            c.freq_domain = crate::topology::FreqDomainSpan::Cpu;
+        }
+        let t = Topology::build(&spec).unwrap();
+        let c = build_config("v6.8", &[], None, Governor::Schedutil).unwrap();
+        let d = SchedDomains::build(&t, &c).unwrap();
+        let mut w = World::new(t, d, c);
+        let fd = w.topo.cpus[1].freq_domain;
+        w.rqs[1].avg.util_avg = 1000;
+        w.now = 10_000_000;
+        if let Some(f) = w.cpufreq_target(1) {
+            w.set_frequency(fd, f);
+        }
+        assert_eq!(w.policies[fd].cur_khz, 1_200_000);
+        // Utilization drops but the CPU never idled: the frequency holds...
+        w.rqs[1].avg.util_avg = 100;
+        w.now += 10_000_000;
+        assert_eq!(w.cpufreq_target(1), None);
+        // ...until it has been idle once.
+        w.idle_calls[1] += 1;
+        w.now += 10_000_000;
+        assert_eq!(w.cpufreq_target(1), Some(600_000));
     }
 
     #[test]

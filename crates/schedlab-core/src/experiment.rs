@@ -120,6 +120,8 @@ pub struct RunResult {
     pub value: f64,
     pub sim_ns: u64,
     pub busy_cpu_ns: u64,
+    /// Energy of the cores over the run, joules.
+    pub energy_j: f64,
     pub events: u64,
     pub counters: Counters,
 }
@@ -172,6 +174,44 @@ impl RunTrace {
             s.push('\n');
         }
         s
+    }
+}
+
+/// What a table reports about each run.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Quantity {
+    /// The workload's metric.
+    Value,
+    /// Energy of all cores over the run, joules.
+    Energy,
+    /// Performance per watt: for a throughput metric, the metric per average watt; for a
+    /// fixed-work (time) metric, runs per kilojoule (1000 / energy), which is the same ratio.
+    PerfPerWatt,
+}
+
+impl Quantity {
+    fn of(self, r: &RunResult, metric: Metric) -> f64 {
+        match self {
+            Quantity::Value => r.value,
+            Quantity::Energy => r.energy_j,
+            Quantity::PerfPerWatt if r.energy_j <= 0.0 => 0.0,
+            Quantity::PerfPerWatt if metric.higher_is_better() => {
+                let watts = r.energy_j / (r.sim_ns as f64 / 1e9);
+                r.value / watts
+            }
+            Quantity::PerfPerWatt => 1000.0 / r.energy_j,
+        }
+    }
+
+    /// (metric name, unit, higher is better).
+    fn describe(self, metric: Metric) -> (&'static str, &'static str, bool) {
+        match self {
+            Quantity::Value => (metric.name(), metric.unit(), metric.higher_is_better()),
+            Quantity::Energy => ("energy", "J", false),
+            Quantity::PerfPerWatt if metric.higher_is_better() => ("perf/W", "per W", true),
+            Quantity::PerfPerWatt => ("perf/W", "runs per kJ", true),
+        }
     }
 }
 
@@ -357,6 +397,7 @@ impl Plan {
             value: out.value,
             sim_ns: out.sim_ns,
             busy_cpu_ns: out.busy_cpu_ns,
+            energy_j: out.energy_j,
             events: out.events,
             counters: out.counters.clone(),
         };
@@ -365,6 +406,11 @@ impl Plan {
 
     /// The comparison table of whatever results are given (any subset, any order).
     pub fn table(&self, results: &[RunResult]) -> ComparisonTable {
+        self.table_of(results, Quantity::Value)
+    }
+
+    /// The comparison table of one quantity of the runs.
+    pub fn table_of(&self, results: &[RunResult], quantity: Quantity) -> ComparisonTable {
         let nv = self.variants.len();
         let runs = self.scenario.runs as usize;
         let mut slots: Vec<Vec<Vec<Option<f64>>>> =
@@ -372,7 +418,8 @@ impl Plan {
         for r in results {
             if r.param_index < self.params.len() && r.variant < nv && (r.repetition as usize) < runs
             {
-                slots[r.param_index][r.variant][r.repetition as usize] = Some(r.value);
+                slots[r.param_index][r.variant][r.repetition as usize] =
+                    Some(quantity.of(r, self.metric));
             }
         }
         let values: Vec<Vec<Vec<f64>>> = slots
@@ -384,11 +431,12 @@ impl Plan {
             })
             .collect();
         let names: Vec<String> = self.variants.iter().map(|v| v.name.clone()).collect();
+        let (name, unit, higher) = quantity.describe(self.metric);
         ComparisonTable::build(
             &self.scenario.name,
-            self.metric.name(),
-            self.metric.unit(),
-            self.metric.higher_is_better(),
+            name,
+            unit,
+            higher,
             &self.param_name,
             self.scenario.seed,
             &names,

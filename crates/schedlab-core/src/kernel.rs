@@ -76,6 +76,17 @@ pub enum WakeAffine {
     IdleThenWeight,
 }
 
+/// What `arch_scale_freq_capacity()` divides the current frequency by.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FreqInvarianceMax {
+    /// The policy's highest frequency (arm/arm64 cpufreq: `topology_set_freq_scale()`).
+    PolicyMax,
+    /// x86 (v5.7+): the turbo frequency of the first turbo bin covering at least this many active
+    /// cores (4 on SKYLAKE_X and Cascade Lake), above which the scale is clamped to 1024.
+    TurboGroup { min_active_cores: u32 },
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -86,6 +97,9 @@ pub enum Governor {
     Powersave,
     /// `cpufreq_schedutil.c`: frequency from utilization, see [`crate::cpufreq`].
     Schedutil,
+    /// intel_pstate active mode, powersave policy, HWP: the hardware picks each core's frequency
+    /// from its recent busy time (see [`crate::cpufreq`]).
+    Hwp,
 }
 
 /// Every behavioural switch of the modelled kernel. Field docs name the version a value belongs to.
@@ -100,6 +114,7 @@ pub struct KernelConfig {
     /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm64 cpufreq, x86 APERF/MPERF
     /// v5.7+). Off means it returns 1024 always.
     pub frequency_invariance: bool,
+    pub freq_invariance_max: FreqInvarianceMax,
     /// Whether `arch_scale_cpu_capacity()` reports the machine's capacities (arm/arm64 with
     /// `capacity-dmips-mhz`). Off: every CPU is 1024 to the scheduler, though the hardware still
     /// runs at its own speed (arm64 before v4.10; TC2 with its v4.9 device tree; x86 hybrid-less).
@@ -151,6 +166,11 @@ pub struct KernelConfig {
     pub sched_migration_cost_ns: u64,
     /// schedutil's `rate_limit_us` between frequency updates of a policy.
     pub schedutil_rate_limit_us: u64,
+    /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
+    /// last update (`sugov_cpu_is_busy()`, v4.12+).
+    pub schedutil_busy_hold: bool,
+    /// The HWP model's evaluation window, us.
+    pub hwp_window_us: u64,
     pub governor: Governor,
 }
 
@@ -168,6 +188,7 @@ impl KernelConfig {
             hz: 250,
             pelt_invariance: PeltInvariance::ScaleContribution,
             frequency_invariance: true,
+            freq_invariance_max: FreqInvarianceMax::PolicyMax,
             arch_cpu_capacity: true,
             asym_cpucapacity_detection: false,
             misfit: false,
@@ -190,6 +211,8 @@ impl KernelConfig {
             sched_wakeup_granularity_ns: 1_000_000,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: 10_000,
+            schedutil_busy_hold: true,
+            hwp_window_us: 4_000,
             governor: Governor::Schedutil,
         }
     }
@@ -229,6 +252,7 @@ impl KernelConfig {
             find_idlest: FindIdlest::Load,
             wake_affine: WakeAffine::Load,
             sis_recent_used_cpu: false,
+            schedutil_busy_hold: false,
             ..KernelConfig::v4_16()
         }
     }

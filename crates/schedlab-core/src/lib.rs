@@ -15,6 +15,7 @@ pub mod engine;
 pub mod experiment;
 pub mod kernel;
 pub mod pelt;
+pub mod power;
 pub mod scenarios;
 pub mod sched;
 pub mod stats;

@@ -8,6 +8,7 @@ pub mod presets;
 
 use crate::cpumask::{CpuMask, MAX_CPUS};
 use crate::error::{Error, Result};
+use crate::power::PowerSpec;
 use crate::units::SCHED_CAPACITY_SCALE;
 use serde::{Deserialize, Serialize};
 
@@ -74,6 +75,9 @@ pub struct ClusterSpec {
     pub turbo_bins: Vec<TurboBin>,
     #[serde(default = "cluster_span")]
     pub freq_domain: FreqDomainSpan,
+    /// Power model of each core (see [`crate::power`]).
+    #[serde(default)]
+    pub power: PowerSpec,
 }
 
 fn one() -> u32 {
@@ -321,6 +325,21 @@ impl Topology {
                 return Err(Error::Topology(format!(
                     "{who}: smt_sharing_groups must list each thread 0..{} exactly once",
                     cl.threads_per_core
+                )));
+            }
+            let pw = &cl.power;
+            if pw.ceff_pf > 1_000_000
+                || pw.v_min_mv == 0
+                || pw.v_max_mv < pw.v_min_mv
+                || pw.v_max_mv > 5_000
+            {
+                return Err(Error::Topology(format!(
+                    "{who}: power needs ceff_pf <= 1000000 and 0 < v_min_mv <= v_max_mv <= 5000"
+                )));
+            }
+            if pw.static_uw > 1_000_000_000 || pw.idle_uw > 1_000_000_000 {
+                return Err(Error::Topology(format!(
+                    "{who}: static_uw and idle_uw must be at most 1 kW"
                 )));
             }
             if cl.smt_throughput.iter().any(|&t| t == 0 || t > 1024) {

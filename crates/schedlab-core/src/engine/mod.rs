@@ -67,6 +67,8 @@ pub struct RunOutcome {
     pub sim_ns: Nanos,
     /// Sum over CPUs of the time something ran.
     pub busy_cpu_ns: u64,
+    /// Energy of all cores over the run, joules (see [`crate::power`]).
+    pub energy_j: f64,
     pub events: u64,
     pub counters: Counters,
     pub trace: Option<Vec<TraceEvent>>,
@@ -115,8 +117,6 @@ pub struct Engine<'a> {
     start: Option<Nanos>,
     end: Option<Nanos>,
     events_taken: u64,
-    busy_since: Vec<Option<Nanos>>,
-    busy_cpu_ns: u64,
     /// What each CPU was last seen running by [`Engine::schedule`] (curr may already be gone).
     running: Vec<Option<TaskId>>,
     /// `distribute_cpu_mask_prev`.
@@ -166,8 +166,6 @@ impl<'a> Engine<'a> {
             start: None,
             end: None,
             events_taken: 0,
-            busy_since: vec![None; n],
-            busy_cpu_ns: 0,
             running: vec![None; n],
             distribute_prev: n - 1,
             loop_counts: Vec::new(),
@@ -368,11 +366,9 @@ impl<'a> Engine<'a> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        for cpu in 0..n {
-            if let Some(s) = self.busy_since[cpu] {
-                self.busy_cpu_ns += self.w.now - s;
-            }
-        }
+        let busy_cpu_ns: u64 = (0..n).map(|c| self.w.busy_ns_until_now(c)).sum();
+        let now = self.w.now;
+        let energy_j = self.w.energy.joules(now);
         // Without marks, the clock runs from the start to the end of the run.
         let elapsed = self
             .end
@@ -402,7 +398,8 @@ impl<'a> Engine<'a> {
         Ok(RunOutcome {
             value,
             sim_ns: self.w.now,
-            busy_cpu_ns: self.busy_cpu_ns,
+            busy_cpu_ns,
+            energy_j,
             events,
             counters: self.w.counters.clone(),
             trace: self.trace,
@@ -480,15 +477,8 @@ impl<'a> Engine<'a> {
     /// A CPU started or stopped running something: SMT siblings' speed and the package's turbo
     /// budget may change.
     fn busy_changed(&mut self, cpu: usize) {
-        let now = self.w.now;
-        match (self.w.rqs[cpu].curr.is_some(), self.busy_since[cpu]) {
-            (true, None) => self.busy_since[cpu] = Some(now),
-            (false, Some(s)) => {
-                self.busy_cpu_ns += now - s;
-                self.busy_since[cpu] = None;
-            }
-            _ => {}
-        }
+        let busy = self.w.rqs[cpu].curr.is_some();
+        self.w.set_cpu_busy(cpu, busy);
         let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
         for c in group.iter() {
             if c != cpu && self.w.rqs[c].curr.is_some() {
@@ -521,6 +511,13 @@ impl<'a> Engine<'a> {
         }
         self.w.set_frequency(fd, khz);
         self.trace_freq(fd);
+        let mut cores = CpuMask::EMPTY;
+        for c in cpus.iter() {
+            cores.set(self.w.topo.cpus[c].core);
+        }
+        for core in cores.iter() {
+            self.w.update_core_power(core);
+        }
         for c in cpus.iter() {
             if self.w.rqs[c].curr.is_some() {
                 self.refresh_rate(c);

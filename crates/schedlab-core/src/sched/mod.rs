@@ -162,6 +162,10 @@ pub struct Policy {
     pub cur_khz: u32,
     pub last_update: Nanos,
     pub updated_once: bool,
+    /// `sg_cpu->saved_idle_calls` for the busy hold of single-CPU policies.
+    pub idle_calls: u64,
+    /// HWP: each CPU's busy time at the start of the current window.
+    pub busy_mark: Vec<u64>,
 }
 
 /// The simulated machine and everything on it.
@@ -187,6 +191,13 @@ pub struct World {
     pub smt_active: bool,
     /// `arch_scale_cpu_capacity()` of each CPU.
     pub arch_capacity: Vec<u64>,
+    /// When each CPU last started running something (None while idle).
+    pub busy_since: Vec<Option<Nanos>>,
+    /// Busy time of each CPU up to `busy_since`.
+    pub busy_ns: Vec<u64>,
+    /// How often each CPU went idle (`idle_calls` of the nohz tick code).
+    pub idle_calls: Vec<u64>,
+    pub energy: crate::power::EnergyMeter,
     pub counters: Counters,
     /// The decision log, when the run is traced.
     pub log: Option<Vec<log::Decision>>,
@@ -224,9 +235,12 @@ impl World {
                 cur_khz: fd.reference_khz(),
                 last_update: 0,
                 updated_once: false,
+                idle_calls: 0,
+                busy_mark: vec![0; fd.cpus.weight()],
             })
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
+        let ncores = topo.cores.len();
         let arch_capacity = (0..n)
             .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
             .collect();
@@ -271,6 +285,10 @@ impl World {
             pending_active: Vec::with_capacity(8),
             smt_active,
             arch_capacity,
+            busy_since: vec![None; n],
+            busy_ns: vec![0; n],
+            idle_calls: vec![0; n],
+            energy: crate::power::EnergyMeter::new(ncores),
             counters: Counters::default(),
             log: None,
             lb_groups: Vec::new(),
@@ -306,14 +324,66 @@ impl World {
         self.arch_capacity[cpu]
     }
 
-    /// `arch_scale_freq_capacity()`: cur/max frequency in 1/1024 with invariance, else 1024.
+    /// `arch_scale_freq_capacity()`: cur/max frequency in 1/1024 with invariance (max as
+    /// [`World::freq_invariance_max_khz`] says, clamped to 1024), else 1024.
     pub fn freq_scale(&self, cpu: usize) -> u64 {
         if !self.config.frequency_invariance {
             return 1024;
         }
         let fd = self.topo.cpus[cpu].freq_domain;
-        let max = self.topo.freq_domains[fd].reference_khz() as u64;
-        (self.policies[fd].cur_khz as u64 * 1024 / max).min(1024)
+        let cur = self.policies[fd].cur_khz as u64;
+        let scale = match self.config.freq_invariance_max {
+            crate::kernel::FreqInvarianceMax::PolicyMax => {
+                cur * 1024 / self.freq_invariance_max_khz(fd).max(1)
+            }
+            crate::kernel::FreqInvarianceMax::TurboGroup { .. } => {
+                // arch_scale_freq_tick() (v5.7): (acnt << 20) / (mcnt * arch_max_freq_ratio), with
+                // the ratio floor(turbo_ratio * 1024 / base_ratio) of 100 MHz MSR ratios.
+                let base_ratio =
+                    (self.topo.freq_domains[fd].reference_khz() as u64 / 100_000).max(1);
+                let turbo_ratio = self.freq_invariance_max_khz(fd) / 100_000;
+                let ratio = (turbo_ratio * 1024 / base_ratio).max(1);
+                (cur << 20) / (base_ratio * 100_000 * ratio)
+            }
+        };
+        scale.min(1024)
+    }
+
+    /// Busy time of `cpu` up to now.
+    pub fn busy_ns_until_now(&self, cpu: usize) -> u64 {
+        self.busy_ns[cpu] + self.busy_since[cpu].map_or(0, |s| self.now - s)
+    }
+
+    /// A CPU started (`busy`) or stopped running something: account its busy time and its core's
+    /// power.
+    pub fn set_cpu_busy(&mut self, cpu: usize, busy: bool) {
+        match (busy, self.busy_since[cpu]) {
+            (true, None) => self.busy_since[cpu] = Some(self.now),
+            (false, Some(s)) => {
+                self.busy_ns[cpu] += self.now - s;
+                self.busy_since[cpu] = None;
+                self.idle_calls[cpu] += 1;
+            }
+            _ => {}
+        }
+        self.update_core_power(self.topo.cpus[cpu].core);
+    }
+
+    /// Recompute a core's power after a change of its busy state or frequency.
+    pub fn update_core_power(&mut self, core: usize) {
+        let mask = self.topo.cores[core];
+        let first = mask.first().unwrap();
+        let c = &self.topo.cpus[first];
+        let spec = &self.topo.spec.clusters[c.cluster].power;
+        let busy = mask.iter().any(|i| self.busy_since[i].is_some());
+        let uw = if busy {
+            let fd = &self.topo.freq_domains[c.freq_domain];
+            let khz = self.policies[c.freq_domain].cur_khz as u64;
+            spec.busy_uw(khz, fd.min_khz() as u64, fd.peak_khz() as u64)
+        } else {
+            spec.idle_uw
+        };
+        self.energy.set(core, self.now, uw);
     }
 
     pub fn sd_state(&self, cpu: usize, level: usize) -> &SdState {
