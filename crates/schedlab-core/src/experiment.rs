@@ -78,6 +78,9 @@ pub struct Scenario {
     /// Repetitions per (parameter, variant) cell.
     pub runs: u32,
     pub seed: u64,
+    /// Run the workload under `taskset -c` with these CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taskset: Option<Vec<usize>>,
     #[serde(default)]
     pub limits: Limits,
 }
@@ -282,10 +285,19 @@ impl Plan {
             None => ("run".to_string(), vec![(scenario.workload.clone(), 0)]),
         };
         let params: Vec<u64> = specs.iter().map(|(_, v)| *v).collect();
-        let instances = specs
-            .iter()
-            .map(|(w, _)| w.instantiate(&topo))
-            .collect::<Result<Vec<_>>>()?;
+        let mut instances = specs.iter().map(|(w, _)| w.instantiate(&topo)).collect::<Result<Vec<_>>>()?;
+        if let Some(cpus) = &scenario.taskset {
+            let mask = crate::cpumask::CpuMask::try_from(cpus.clone()).map_err(Error::Scenario)?;
+            if mask.is_empty() || !mask.is_subset_of(&topo.all_cpus()) {
+                return Err(Error::Scenario(format!(
+                    "taskset {cpus:?} must list CPUs of the machine (0..{})",
+                    topo.nr_cpus()
+                )));
+            }
+            for inst in &mut instances {
+                inst.taskset = Some(mask);
+            }
+        }
         let total = variants.len() * params.len() * scenario.runs as usize;
         if total > MAX_RUNS {
             return Err(Error::Limit(format!(

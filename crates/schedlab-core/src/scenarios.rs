@@ -71,6 +71,7 @@ fn e1() -> Scenario {
         ],
         runs: 32,
         seed: 1,
+        taskset: None,
         limits: Default::default(),
     }
 }

@@ -277,7 +277,7 @@ impl<'a> Engine<'a> {
         let id = self.w.tasks.len();
         let allowed = match parent {
             Some(p) => self.w.tasks[p].allowed,
-            None => self.w.topo.all_cpus(),
+            None => self.inst.taskset.unwrap_or_else(|| self.w.topo.all_cpus()),
         };
         self.w
             .tasks
@@ -302,8 +302,12 @@ impl<'a> Engine<'a> {
                 self.trace_freq(fd);
             }
         }
+        // The shell's CPU: uniform over the CPUs the workload may use (`taskset`).
+        let start_mask = self.inst.taskset.unwrap_or_else(|| self.w.topo.all_cpus()).and(&self.w.topo.all_cpus());
+        let start_cpus = start_mask.weight().max(1) as u64;
         for i in 0..self.inst.initial.len() {
-            let cpu = self.rng.below(n as u64) as usize;
+            let k = self.rng.below(start_cpus) as usize;
+            let cpu = start_mask.iter().nth(k).unwrap_or(0);
             let Some(t) = self.new_task(self.inst.initial[i], cpu, None) else {
                 break;
             };

@@ -199,6 +199,8 @@ pub struct Instance {
     pub deadline_after_start: Option<Nanos>,
     /// The run ends at this time even if tasks are left (rt-app `duration`).
     pub stop_at: Option<Nanos>,
+    /// `taskset`: the CPUs the first tasks (and so, by inheritance, all) may use.
+    pub taskset: Option<crate::cpumask::CpuMask>,
     pub metric: Metric,
 }
 
@@ -218,6 +220,7 @@ impl Instance {
             channels: vec![],
             deadline_after_start: None,
             stop_at: None,
+            taskset: None,
             metric,
         }
     }
