@@ -6,7 +6,7 @@ use schedlab_core::kernel::Governor;
 use schedlab_core::topology::MachineSpec;
 use schedlab_core::workload::{
     ebizzy::Ebizzy, gitsource::Gitsource, hackbench::Hackbench, kernbench::Kernbench,
-    tbench::Tbench, Metric, Op, WorkloadSpec,
+    tbench::Tbench, twostep::TwoStep, Metric, Op, WorkloadSpec,
 };
 
 /// `n` identical CPUs of capacity 1024 with one OPP: work runs at the reference rate everywhere.
@@ -38,6 +38,7 @@ fn scenario(machine: MachineRef, workload: WorkloadSpec, runs: u32) -> Scenario 
         }],
         runs,
         seed: 5,
+        taskset: None,
         limits: Default::default(),
     }
 }
@@ -304,4 +305,46 @@ fn gitsource_pipelines_overlap_on_two_cpus_and_not_on_one() {
     let plan = Plan::new(&scenario(flat(1), WorkloadSpec::Gitsource(g), 1)).unwrap();
     let t = values(&plan)[0];
     assert!(close(t, work, 0.01), "{t} vs {work}");
+}
+
+// ---------------------------------------------------------------- two-step (E5)
+
+fn two_step(pins: Vec<usize>, step1_ms: u64, work_ms: u64) -> WorkloadSpec {
+    WorkloadSpec::TwoStep(TwoStep {
+        pins,
+        step1_ms,
+        work_ms,
+        ..TwoStep::default()
+    })
+}
+
+#[test]
+fn two_step_tasks_work_through_step_one_then_their_work() {
+    // One task per CPU: 50 ms of step 1, then 100 ms of work each.
+    let plan = Plan::new(&scenario(flat(4), two_step(vec![0, 1, 2, 3], 50, 100), 1)).unwrap();
+    let t = values(&plan)[0];
+    assert!(close(t, 0.150, 0.01), "{t}");
+    // Two tasks share CPU 0 and CPU 3 is idle in step 1. Once free, the tasks spread over the four
+    // CPUs: ~150 ms again plus the time balancing takes; had they stayed pinned, 250 ms.
+    let plan = Plan::new(&scenario(flat(4), two_step(vec![0, 0, 1, 2], 50, 100), 1)).unwrap();
+    let t = values(&plan)[0];
+    assert!(t > 0.149 && t < 0.170, "{t}");
+}
+
+#[test]
+fn two_step_runs_e5s_layout_on_juno() {
+    // 6 tasks of 200 ms (reference) on 2 bigs (1024) and 4 littles (383) after a 20 ms step 1: the
+    // total work over the total capacity bounds the time from below; a task stuck on a little CPU
+    // bounds it from above.
+    let s = scenario(
+        MachineRef::Preset("juno-r2".into()),
+        two_step(TwoStep::default().pins, 20, 200),
+        2,
+    );
+    let plan = Plan::new(&s).unwrap();
+    let lower = 6.0 * 0.200 / ((2.0 * 1024.0 + 4.0 * 383.0) / 1024.0);
+    let upper = 0.020 + 2.0 * 0.200 * 1024.0 / 383.0;
+    for t in values(&plan) {
+        assert!(t > lower && t < upper, "{t} outside {lower}..{upper}");
+    }
 }

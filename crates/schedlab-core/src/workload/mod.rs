@@ -7,6 +7,7 @@ pub mod hackbench;
 pub mod kernbench;
 pub mod sysbench;
 pub mod tbench;
+pub mod twostep;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -277,6 +278,7 @@ pub enum WorkloadSpec {
     Tbench(tbench::Tbench),
     Kernbench(kernbench::Kernbench),
     Gitsource(gitsource::Gitsource),
+    TwoStep(twostep::TwoStep),
 }
 
 impl WorkloadSpec {
@@ -291,6 +293,7 @@ impl WorkloadSpec {
             WorkloadSpec::Tbench(s) => s.instantiate(topo)?,
             WorkloadSpec::Kernbench(s) => s.instantiate()?,
             WorkloadSpec::Gitsource(s) => s.instantiate()?,
+            WorkloadSpec::TwoStep(s) => s.instantiate(topo)?,
         };
         inst.validate()?;
         Ok(inst)
@@ -304,6 +307,7 @@ impl WorkloadSpec {
             WorkloadSpec::Tbench(s) => s.metric(),
             WorkloadSpec::Kernbench(s) => s.metric(),
             WorkloadSpec::Gitsource(s) => s.metric(),
+            WorkloadSpec::TwoStep(s) => s.metric(),
         }
     }
 
@@ -316,6 +320,7 @@ impl WorkloadSpec {
             WorkloadSpec::Tbench(_) => tbench::SWEEPABLE,
             WorkloadSpec::Kernbench(_) => kernbench::SWEEPABLE,
             WorkloadSpec::Gitsource(_) => gitsource::SWEEPABLE,
+            WorkloadSpec::TwoStep(_) => twostep::SWEEPABLE,
         }
     }
 
@@ -340,6 +345,7 @@ impl WorkloadSpec {
             WorkloadSpec::Tbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Kernbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Gitsource(s) => s.set_param(name, value)?,
+            WorkloadSpec::TwoStep(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }
