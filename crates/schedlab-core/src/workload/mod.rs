@@ -5,6 +5,7 @@ pub mod ebizzy;
 pub mod gitsource;
 pub mod hackbench;
 pub mod kernbench;
+pub mod rtapp;
 pub mod sysbench;
 pub mod tbench;
 pub mod twostep;
@@ -275,6 +276,8 @@ pub enum WorkloadSpec {
     SysbenchCpu(sysbench::SysbenchCpu),
     Hackbench(hackbench::Hackbench),
     Ebizzy(ebizzy::Ebizzy),
+    /// An rt-app JSON file, carried verbatim (`{"kind": "rt-app", "json": "..."}`).
+    RtApp(rtapp::RtApp),
     Tbench(tbench::Tbench),
     Kernbench(kernbench::Kernbench),
     Gitsource(gitsource::Gitsource),
@@ -285,11 +288,11 @@ impl WorkloadSpec {
     /// The programs and objects of one run on `topo` (rt-app's `calibration` and the like refer to
     /// the machine's CPUs). The result is validated.
     pub fn instantiate(&self, topo: &Topology) -> Result<Instance> {
-        let _ = topo;
         let inst = match self {
             WorkloadSpec::SysbenchCpu(s) => s.instantiate()?,
             WorkloadSpec::Hackbench(s) => s.instantiate()?,
             WorkloadSpec::Ebizzy(s) => s.instantiate(topo)?,
+            WorkloadSpec::RtApp(r) => r.instantiate(topo)?,
             WorkloadSpec::Tbench(s) => s.instantiate(topo)?,
             WorkloadSpec::Kernbench(s) => s.instantiate()?,
             WorkloadSpec::Gitsource(s) => s.instantiate()?,
@@ -304,6 +307,7 @@ impl WorkloadSpec {
             WorkloadSpec::SysbenchCpu(s) => s.metric(),
             WorkloadSpec::Hackbench(s) => s.metric(),
             WorkloadSpec::Ebizzy(s) => s.metric(),
+            WorkloadSpec::RtApp(r) => r.metric(),
             WorkloadSpec::Tbench(s) => s.metric(),
             WorkloadSpec::Kernbench(s) => s.metric(),
             WorkloadSpec::Gitsource(s) => s.metric(),
@@ -317,6 +321,7 @@ impl WorkloadSpec {
             WorkloadSpec::SysbenchCpu(_) => &["threads"],
             WorkloadSpec::Hackbench(_) => hackbench::SWEEPABLE,
             WorkloadSpec::Ebizzy(_) => ebizzy::SWEEPABLE,
+            WorkloadSpec::RtApp(_) => &[],
             WorkloadSpec::Tbench(_) => tbench::SWEEPABLE,
             WorkloadSpec::Kernbench(_) => kernbench::SWEEPABLE,
             WorkloadSpec::Gitsource(_) => gitsource::SWEEPABLE,
@@ -342,6 +347,11 @@ impl WorkloadSpec {
             },
             WorkloadSpec::Hackbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Ebizzy(s) => s.set_param(name, value)?,
+            WorkloadSpec::RtApp(_) => {
+                return Err(Error::Workload(format!(
+                    "rt-app cannot sweep '{name}': an rt-app workload has no sweepable parameter"
+                )))
+            }
             WorkloadSpec::Tbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Kernbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Gitsource(s) => s.set_param(name, value)?,

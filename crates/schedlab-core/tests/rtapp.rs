@@ -1,0 +1,581 @@
+//! The rt-app importer on a corpus of rt-app files (tests/rtapp/*.json, one per documented
+//! feature): the programs are what rt-app would execute, and runs on a HiKey960 take the time
+//! rt-app would take. tests/rtapp/reject/*.json must fail with the error their `// expect:` lines
+//! give.
+
+use schedlab_core::cpumask::CpuMask;
+use schedlab_core::experiment::{MachineRef, Plan, RunResult, Scenario, VariantSpec};
+use schedlab_core::kernel::Governor;
+use schedlab_core::topology::{presets::preset, Topology};
+use schedlab_core::units::{NSEC_PER_MSEC, NSEC_PER_USEC, WORK_SCALE};
+use schedlab_core::workload::rtapp::{self, RtApp};
+use schedlab_core::workload::{Instance, Metric, Op, WorkloadSpec};
+use schedlab_core::Error;
+use std::path::PathBuf;
+
+fn corpus(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/rtapp")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn hikey() -> Topology {
+    Topology::build(&preset("hikey960").unwrap()).unwrap()
+}
+
+fn parse(json: &str) -> Instance {
+    rtapp::parse(json, &hikey()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Work of `us` microseconds on a capacity-`cap` CPU at its highest OPP.
+fn work(us: u64, cap: u64) -> Op {
+    Op::Run {
+        work: us * NSEC_PER_USEC * cap * WORK_SCALE / 1024,
+        jitter_ppm: 0,
+    }
+}
+
+fn ms(m: u64) -> u64 {
+    m * NSEC_PER_MSEC
+}
+
+fn mask(cpus: &[usize]) -> CpuMask {
+    CpuMask::try_from(cpus.to_vec()).unwrap()
+}
+
+fn scenario(json: &str) -> Scenario {
+    Scenario {
+        version: 1,
+        name: "rt-app".into(),
+        title: String::new(),
+        description: String::new(),
+        machine: MachineRef::Preset("hikey960".into()),
+        workload: WorkloadSpec::RtApp(RtApp { json: json.into() }),
+        sweep: None,
+        variants: vec![VariantSpec {
+            name: "v4.16".into(),
+            baseline: "v4.16".into(),
+            patches: vec![],
+            governor: Governor::Performance,
+            config: None,
+        }],
+        runs: 1,
+        seed: 1,
+        taskset: None,
+        limits: Default::default(),
+    }
+}
+
+/// One run on a HiKey960 at the highest OPPs, with the engine's invariant checks.
+fn run(json: &str) -> RunResult {
+    let plan = Plan::new(&scenario(json)).unwrap_or_else(|e| panic!("{e}"));
+    plan.run_checked(0).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run_err(json: &str) -> Error {
+    let plan = Plan::new(&scenario(json)).unwrap_or_else(|e| panic!("{e}"));
+    plan.run_checked(0).expect_err("the run should fail")
+}
+
+fn close(value: f64, expect: f64, tol: f64) {
+    assert!(
+        (value - expect).abs() <= tol,
+        "{value} is not within {tol} of {expect}"
+    );
+}
+
+fn names(inst: &Instance) -> Vec<&str> {
+    inst.programs.iter().map(|p| p.name.as_str()).collect()
+}
+
+#[test]
+fn a_periodic_task_is_run_then_timer_in_a_loop() {
+    let inst = parse(&corpus("periodic.json"));
+    assert_eq!(names(&inst), ["rt-app", "periodic-0"]);
+    assert_eq!(inst.initial, [0]);
+    assert_eq!(
+        inst.programs[0].ops,
+        [
+            Op::MarkStart,
+            Op::Fork(1),
+            Op::WaitChildren,
+            Op::MarkEnd,
+            Op::Exit
+        ]
+    );
+    assert_eq!(
+        inst.programs[1].ops,
+        [
+            Op::Barrier { id: 0, parties: 1 },
+            Op::SetNice(0),
+            Op::SetAffinity(mask(&[4])),
+            work(2000, 1024),
+            Op::Timer {
+                timer: 0,
+                period: ms(10),
+                absolute: false
+            },
+            Op::Repeat {
+                slot: 0,
+                times: 10,
+                to: 3
+            },
+            Op::Count(1),
+            Op::MarkEnd,
+            Op::Exit,
+        ]
+    );
+    assert_eq!(inst.timers, 1);
+    assert_eq!(inst.metric, Metric::ElapsedSeconds);
+    assert_eq!(inst.stop_at, None);
+}
+
+#[test]
+fn run_is_fixed_work_and_runtime_is_fixed_time() {
+    // 10 periods of 10 ms: the 10th timer expires at 100 ms, on a big or a little CPU.
+    let json = corpus("periodic.json");
+    let big = run(&json);
+    close(big.value, 0.100, 2e-4);
+    close(big.busy_cpu_ns as f64, 20e6, 0.1e6);
+    // On little CPU 0 (capacity 462) each run of 2 ms of big-CPU work takes 1024/462 longer.
+    let little = run(&json.replace("\"cpus\" : [4]", "\"cpus\" : [0]"));
+    close(little.value, 0.100, 2e-4);
+    close(little.busy_cpu_ns as f64, 20e6 * 1024.0 / 462.0, 0.1e6);
+    // runtime is wall time, whatever the CPU.
+    let wall = run(&json
+        .replace("\"cpus\" : [4]", "\"cpus\" : [0]")
+        .replace("\"run\"", "\"runtime\""));
+    close(wall.value, 0.100, 2e-4);
+    close(wall.busy_cpu_ns as f64, 20e6, 0.1e6);
+    // With sleep instead of timer the slower runs stretch the loop: 10 x (2 x 1024/462 + 8) ms.
+    let json = json.replace(
+        "\"timer\" : { \"ref\" : \"unique\", \"period\" : 10000 }",
+        "\"sleep\" : 8000",
+    );
+    close(run(&json).value, 0.100, 3e-4);
+    let slow = run(&json.replace("\"cpus\" : [4]", "\"cpus\" : [0]"));
+    close(slow.value, 0.010 * (2.0 * 1024.0 / 462.0 + 8.0), 3e-4);
+}
+
+#[test]
+fn calibration_sets_the_work_of_a_run() {
+    let json = corpus("periodic.json");
+    let run_op = |json: &str| parse(json).programs[1].ops[3].clone();
+    assert_eq!(run_op(&json), work(2000, 1024));
+    // The default, CPU0, is a little CPU: run 2000 is 2 ms of a little CPU's time...
+    let cpu0 = json.replace("\"calibration\" : \"CPU4\",", "");
+    assert_eq!(run_op(&cpu0), work(2000, 462));
+    assert_eq!(
+        run_op(&json.replace("CPU4", "CPU0")),
+        work(2000, 462),
+        "\"CPU0\" given"
+    );
+    // ...and 0.9 ms on a big one.
+    let out = run(&cpu0);
+    close(out.busy_cpu_ns as f64, 10.0 * 2e6 * 462.0 / 1024.0, 0.1e6);
+    // A number is ns per loop on a capacity-1024 CPU; the loops are whole: 2 ms / 333 ns.
+    let ns = json.replace("\"CPU4\"", "333");
+    assert_eq!(
+        run_op(&ns),
+        Op::Run {
+            work: 2_000_000 / 333 * 333 * WORK_SCALE,
+            jitter_ppm: 0
+        }
+    );
+    assert_eq!(run_op(&json.replace("\"CPU4\"", "100")), work(2000, 1024));
+}
+
+#[test]
+fn json_c_syntax_duplicate_keys_and_prefix_matched_events() {
+    let inst = parse(&corpus("syntax.json"));
+    assert_eq!(names(&inst), ["rt-app", "t-0"]);
+    assert_eq!(
+        inst.programs[1].ops,
+        [
+            Op::Barrier { id: 0, parties: 1 },
+            Op::SetNice(0),
+            Op::SetAffinity(mask(&[4, 5])),
+            work(1500, 1024),
+            work(2000, 1024),
+            Op::Sleep(ms(3)),
+            Op::RunFor(500 * NSEC_PER_USEC),
+            Op::Yield,
+            Op::Repeat {
+                slot: 0,
+                times: 2,
+                to: 3
+            },
+            Op::Count(1),
+            Op::MarkEnd,
+            Op::Exit,
+        ]
+    );
+    // The second "duration" (-1) wins: no limit, time to the end.
+    assert_eq!(inst.stop_at, None);
+    assert_eq!(inst.metric, Metric::ElapsedSeconds);
+    close(run(&corpus("syntax.json")).value, 2.0 * 0.007, 2e-4);
+}
+
+#[test]
+fn phases_instances_delay_cpus_and_priority() {
+    let inst = parse(&corpus("phases.json"));
+    assert_eq!(names(&inst), ["rt-app", "worker-0", "worker-1"]);
+    let (big, little) = (mask(&[4, 5, 6, 7]), mask(&[0, 1, 2, 3]));
+    for (i, prog) in inst.programs[1..].iter().enumerate() {
+        assert_eq!(
+            prog.ops,
+            [
+                Op::Barrier { id: 0, parties: 2 },
+                // The delay: a sleep to the absolute time 5 ms, on this thread's own timer.
+                Op::Timer {
+                    timer: i,
+                    period: ms(5),
+                    absolute: true
+                },
+                Op::SetNice(-5),
+                Op::SetAffinity(big),
+                work(1000, 1024),
+                Op::Sleep(ms(4)),
+                Op::Repeat {
+                    slot: 0,
+                    times: 4,
+                    to: 4
+                },
+                Op::SetAffinity(little),
+                Op::SetNice(5),
+                work(5000, 1024),
+                Op::Sleep(ms(5)),
+                // "back" gives no priority: nice 5 stays, as in rt-app.
+                Op::SetAffinity(big),
+                work(1000, 1024),
+                Op::Sleep(ms(1)),
+                Op::Count(1),
+                Op::Repeat {
+                    slot: 1,
+                    times: 3,
+                    to: 3
+                },
+                Op::MarkEnd,
+                Op::Exit,
+            ]
+        );
+    }
+    assert_eq!(inst.timers, 2);
+    // Per pass: light 4 x 5 ms, heavy 5 ms x 1024/462 + 5 ms, back 2 ms; 3 passes after 5 ms.
+    let pass = 0.020 + 0.005 * 1024.0 / 462.0 + 0.005 + 0.002;
+    let out = run(&corpus("phases.json"));
+    close(out.value, 0.005 + 3.0 * pass, 5e-4);
+}
+
+#[test]
+fn unique_timers_are_per_thread_and_shared_timers_are_shared() {
+    let json = corpus("timers.json");
+    let inst = parse(&json);
+    let timer_of = |inst: &Instance, p: usize| {
+        inst.programs[p]
+            .ops
+            .iter()
+            .find_map(|op| match op {
+                Op::Timer { timer, .. } => Some(*timer),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_ne!(timer_of(&inst, 1), timer_of(&inst, 2));
+    close(run(&json).value, 0.050, 2e-4);
+    // One timer for both: each use moves it one period on, so each thread waits two periods.
+    let shared = json.replace("\"unique\"", "\"pair_timer\"");
+    let inst = parse(&shared);
+    assert_eq!(timer_of(&inst, 1), timer_of(&inst, 2));
+    assert_eq!(inst.timers, 1);
+    close(run(&shared).value, 0.100, 3e-4);
+}
+
+#[test]
+fn a_late_timer_restarts_in_relative_mode_and_keeps_its_schedule_in_absolute_mode() {
+    let json = corpus("timer-modes.json");
+    // Relative: the overrun ends at 15 ms, the next expiries are at 25, 35, 45, 55 ms.
+    close(run(&json).value, 0.055, 2e-4);
+    // Absolute: 20, 30, 40, 50 ms; and the mode, given once, is the timer's.
+    let abs = json.replace("\"relative\"", "\"absolute\"");
+    let inst = parse(&abs);
+    let modes: Vec<bool> = inst.programs[1]
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            Op::Timer { absolute, .. } => Some(*absolute),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(modes, [true, true]);
+    close(run(&abs).value, 0.050, 2e-4);
+}
+
+#[test]
+fn a_barrier_waits_for_every_instance_of_its_users() {
+    let inst = parse(&corpus("barrier.json"));
+    let barriers: Vec<&Op> = inst.programs[1..]
+        .iter()
+        .flat_map(|p| &p.ops)
+        .filter(|op| matches!(op, Op::Barrier { id: 1, .. }))
+        .collect();
+    assert_eq!(barriers.len(), 4);
+    assert!(barriers
+        .iter()
+        .all(|op| **op == Op::Barrier { id: 1, parties: 4 }));
+    close(run(&corpus("barrier.json")).value, 0.010, 2e-4);
+}
+
+#[test]
+fn a_mutex_serialises_its_critical_sections() {
+    close(run(&corpus("mutex.json")).value, 0.030, 3e-4);
+}
+
+#[test]
+fn wait_broad_and_signal_follow_pthread_conditions() {
+    let json = corpus("condvar.json");
+    let inst = parse(&json);
+    // lock, wait (pthread_cond_wait() re-takes the mutex), unlock.
+    assert_eq!(
+        inst.programs[1].ops[3..7],
+        [
+            Op::Lock(0),
+            Op::CondWait { cond: 0, mutex: 0 },
+            Op::Lock(0),
+            Op::Unlock(0)
+        ]
+    );
+    close(run(&json).value, 0.005, 2e-4);
+    // A signal wakes one waiter; the other waits forever.
+    let e = run_err(&json.replace("\"broad\"", "\"signal\""));
+    assert!(
+        matches!(&e, Error::Scenario(m) if m.contains("deadlocked")),
+        "{e}"
+    );
+}
+
+#[test]
+fn sync_signals_and_waits_in_one_event() {
+    let json = corpus("sync.json");
+    let inst = parse(&json);
+    assert_eq!(
+        inst.programs[1].ops[3..9],
+        [
+            Op::Lock(0),
+            Op::CondSignal(0),
+            Op::CondWait { cond: 0, mutex: 0 },
+            Op::Lock(0),
+            Op::Unlock(0),
+            work(1000, 1024),
+        ]
+    );
+    assert_eq!(inst.metric, Metric::Count);
+    assert_eq!(inst.stop_at, Some(ms(1000)));
+    let out = run(&json);
+    assert_eq!(out.sim_ns, ms(1000));
+    close(out.value, 1000.0, 3.0);
+}
+
+#[test]
+fn resume_wakes_a_suspended_task_and_is_lost_if_nobody_is_suspended() {
+    let json = corpus("suspend.json");
+    let inst = parse(&json);
+    // rt-app's suspend: the condition and mutex named after the task.
+    assert_eq!(
+        inst.programs[1].ops[3..7],
+        [
+            Op::Lock(0),
+            Op::CondWait { cond: 0, mutex: 0 },
+            Op::Lock(0),
+            Op::Unlock(0)
+        ]
+    );
+    assert_eq!(
+        inst.programs[2].ops[4..7],
+        [Op::Lock(0), Op::CondBroadcast(0), Op::Unlock(0)]
+    );
+    // Resumes at 4, 8 and 12 ms, 1 ms of work after each.
+    close(run(&json).value, 0.013, 2e-4);
+    // A sleeper that is still working when the resume comes misses it, as with rt-app.
+    let late = json.replace(
+        "\"suspend\" : \"sleeper\",",
+        "\"run0\" : 5000, \"suspend\" : \"sleeper\",",
+    );
+    let e = run_err(&late);
+    assert!(
+        matches!(&e, Error::Scenario(m) if m.contains("deadlocked")),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_semaphore_remembers_its_posts() {
+    let json = corpus("semaphore.json");
+    let inst = parse(&json);
+    assert!(inst.programs[1].ops.contains(&Op::Suspend(0)));
+    assert!(inst.programs[2].ops.contains(&Op::Resume(0)));
+    assert_eq!(inst.events, 1);
+    close(run(&json).value, 0.008, 2e-4);
+}
+
+#[test]
+fn yield_hands_the_cpu_over() {
+    let inst = parse(&corpus("yield.json"));
+    assert!(inst.programs[1].ops.contains(&Op::Yield));
+    assert!(!inst.programs[2].ops.contains(&Op::Yield));
+    // 40.3 ms of work on one CPU.
+    close(run(&corpus("yield.json")).value, 0.0403, 2e-4);
+}
+
+#[test]
+fn fork_starts_a_task_from_its_definition() {
+    let json = corpus("fork.json");
+    let inst = parse(&json);
+    // Threads at start: parent and both; templates: child (instance 0) and both.
+    assert_eq!(
+        names(&inst),
+        ["rt-app", "parent-0", "both-1", "child", "both"]
+    );
+    assert_eq!(
+        inst.programs[0].ops,
+        [
+            Op::MarkStart,
+            Op::Fork(1),
+            Op::Fork(2),
+            Op::WaitChildren,
+            Op::MarkEnd,
+            Op::Exit
+        ]
+    );
+    let parent = &inst.programs[1].ops;
+    assert!(parent.contains(&Op::Fork(3)) && parent.contains(&Op::Fork(4)));
+    // A forked thread does not wait at the start barrier.
+    assert!(!inst.programs[3]
+        .ops
+        .iter()
+        .any(|op| matches!(op, Op::Barrier { .. })));
+    assert_eq!(inst.programs[1].ops[0], Op::Barrier { id: 0, parties: 2 });
+    // A thread inherits its creator's affinity (pthread_create()): child, forked at 1 ms, starts
+    // on parent's CPU 4 and waits for parent's 1 ms run before it moves to CPU 5 and runs 3 ms;
+    // the second "both", forked at 2 ms when parent exits, runs 2-4 ms.
+    let out = run(&json);
+    close(out.value, 0.005, 2e-4);
+    assert_eq!(out.counters.forks, 4);
+}
+
+#[test]
+fn duration_stops_a_task_that_loops_forever_and_counts_its_loops() {
+    let json = corpus("duration.json");
+    let inst = parse(&json);
+    assert_eq!(inst.metric, Metric::Count);
+    assert_eq!(inst.stop_at, Some(ms(1000)));
+    // 1000 us at 50 ns per loop: 20000 loops.
+    assert_eq!(
+        inst.programs[1].ops[3],
+        Op::Run {
+            work: 20_000 * 50 * WORK_SCALE,
+            jitter_ppm: 0
+        }
+    );
+    assert_eq!(
+        inst.programs[1].ops.last().unwrap(),
+        &Op::Exit,
+        "{:?}",
+        inst.programs[1].ops
+    );
+    assert!(inst.programs[1].ops.contains(&Op::Repeat {
+        slot: 0,
+        times: 0,
+        to: 2
+    }));
+    let out = run(&json);
+    assert_eq!(out.sim_ns, ms(1000));
+    close(out.value, 100.0, 1.0);
+    assert_eq!(RtApp { json }.metric(), Metric::Count);
+}
+
+#[test]
+fn every_corpus_file_runs_through_a_scenario() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/rtapp");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let json = std::fs::read_to_string(&path).unwrap();
+        let out = run(&json);
+        assert!(out.value > 0.0, "{}: {}", path.display(), out.value);
+        n += 1;
+    }
+    assert_eq!(n, 14);
+}
+
+#[test]
+fn each_rejected_file_names_its_problem() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/rtapp/reject");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let json = std::fs::read_to_string(&path).unwrap();
+        let expect: Vec<&str> = json
+            .lines()
+            .filter_map(|l| l.strip_prefix("// expect: "))
+            .collect();
+        assert!(!expect.is_empty(), "{}: no // expect: line", path.display());
+        match rtapp::parse(&json, &hikey()) {
+            Err(Error::Workload(m)) => {
+                for e in expect {
+                    assert!(m.contains(e), "{}: {m:?} lacks {e:?}", path.display());
+                }
+            }
+            other => panic!("{}: {other:?}", path.display()),
+        }
+        n += 1;
+    }
+    assert_eq!(n, 28);
+}
+
+#[test]
+fn a_scenario_file_carries_the_rt_app_file_verbatim() {
+    let rtapp_json = corpus("periodic.json");
+    let mut v = serde_json::to_value(scenario("")).unwrap();
+    v["workload"] = serde_json::json!({ "kind": "rt-app", "json": rtapp_json });
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    assert!(text.contains("\"kind\": \"rt-app\""));
+    let s = Scenario::from_json(&text).unwrap();
+    assert_eq!(
+        s.workload,
+        WorkloadSpec::RtApp(RtApp {
+            json: rtapp_json.clone()
+        })
+    );
+    let plan = Plan::new(&s).unwrap();
+    assert_eq!(plan.metric, Metric::ElapsedSeconds);
+    assert_eq!(names(&plan.instances[0]), ["rt-app", "periodic-0"]);
+    close(plan.run(0).unwrap().value, 0.100, 2e-4);
+    // Nothing to sweep; unknown fields are refused.
+    v["sweep"] = serde_json::json!({ "param": "threads", "values": [1, 2] });
+    let e = Scenario::from_json(&v.to_string())
+        .and_then(|s| Plan::new(&s))
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("rt-app cannot sweep 'threads'"),
+        "{e}"
+    );
+    v["sweep"] = serde_json::Value::Null;
+    v["workload"]["jsn"] = serde_json::json!("");
+    assert!(Scenario::from_json(&v.to_string()).is_err());
+    // A bad rt-app file fails the plan with its line and column.
+    let e = Plan::new(&scenario("{\n  \"tasks\": {]\n}")).unwrap_err();
+    assert!(e.to_string().contains("line 2, column 13"), "{e}");
+}
+
+#[test]
+fn parse_is_deterministic_and_runs_repeat_bit_for_bit() {
+    let json = corpus("phases.json");
+    assert_eq!(parse(&json), parse(&json));
+    let (a, b) = (run(&json), run(&json));
+    assert_eq!(a, b);
+}
