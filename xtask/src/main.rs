@@ -61,6 +61,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => {
             eprintln!("xtask: ok ({:.0} s)", started.elapsed().as_secs_f64());
+            // The browser tests' count closes the output, for CI to read.
+            if let Some(line) = ctx.e2e_summary.take() {
+                println!("e2e: {line}");
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -83,6 +87,8 @@ struct Ctx {
     root: PathBuf,
     target_dir: PathBuf,
     step: std::cell::Cell<usize>,
+    /// The e2e runner's closing "N passed, M failed" line, once it ran.
+    e2e_summary: std::cell::Cell<Option<String>>,
 }
 
 impl Ctx {
@@ -109,6 +115,7 @@ impl Ctx {
             root,
             target_dir,
             step: std::cell::Cell::new(0),
+            e2e_summary: std::cell::Cell::new(None),
         })
     }
 
@@ -240,7 +247,18 @@ impl Ctx {
         let mut node = cmd("node", &["tests/e2e/run.mjs"]);
         node.env("SCHEDLAB_BIN", self.cli_path())
             .env("SCHEDLAB_DIST", self.root.join("dist"));
-        self.step("browser end-to-end tests (tests/e2e/run.mjs)", node)
+        let mut summary = None;
+        let result = self.step_with_lines(
+            "browser end-to-end tests (tests/e2e/run.mjs)",
+            node,
+            |line| {
+                if is_pass_fail_line(line) {
+                    summary = Some(line.to_string());
+                }
+            },
+        );
+        self.e2e_summary.set(summary);
+        result
     }
 
     fn bench(&self) -> Result {
@@ -282,6 +300,41 @@ impl Ctx {
         let status = command
             .status()
             .map_err(|e| format!("{title}: cannot start {}: {e}", show(&command)))?;
+        if !status.success() {
+            return Err(format!(
+                "step [{n}] '{title}' failed ({status}); command: {}",
+                show(&command)
+            ));
+        }
+        println!("--- [{n}] {title}: ok ({:.0} s)", t.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Like [`Ctx::step`], passing each line of the command's stdout to `on_line` as it prints.
+    fn step_with_lines(
+        &self,
+        title: &str,
+        mut command: Command,
+        mut on_line: impl FnMut(&str),
+    ) -> Result {
+        use std::io::BufRead;
+        let n = self.step.get() + 1;
+        self.step.set(n);
+        header(&format!("[{n}] {title}"));
+        println!("$ {}", show(&command));
+        flush();
+        let t = Instant::now();
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{title}: cannot start {}: {e}", show(&command)))?;
+        if let Some(out) = child.stdout.take() {
+            for line in std::io::BufReader::new(out).lines().map_while(|l| l.ok()) {
+                println!("{line}");
+                on_line(&line);
+            }
+        }
+        let status = child.wait().map_err(|e| format!("{title}: {e}"))?;
         if !status.success() {
             return Err(format!(
                 "step [{n}] '{title}' failed ({status}); command: {}",
@@ -643,6 +696,12 @@ fn toml_string(text: &str, key: &str) -> Option<String> {
     })
 }
 
+/// `N passed, M failed`, the closing line of the e2e runner.
+fn is_pass_fail_line(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    matches!(words.as_slice(), [n, "passed,", m, "failed"] if n.parse::<u32>().is_ok() && m.parse::<u32>().is_ok())
+}
+
 /// The forbidden crates named in `cargo tree --prefix none` output (lines like `js-sys v0.3.107`).
 fn forbidden_in_tree(tree: &str) -> Vec<String> {
     let mut found: Vec<String> = tree
@@ -697,6 +756,14 @@ mod tests {
         assert_eq!(toml_string(t, "wasm_bindgen").as_deref(), Some("0.2.130"));
         assert_eq!(toml_string(t, "wasm_opt").as_deref(), Some("version_132"));
         assert_eq!(toml_string(t, "missing"), None);
+    }
+
+    #[test]
+    fn recognises_the_e2e_closing_line() {
+        assert!(is_pass_fail_line("7 passed, 0 failed"));
+        assert!(is_pass_fail_line("0 passed, 1 failed"));
+        assert!(!is_pass_fail_line("ok   7 passed tests"));
+        assert!(!is_pass_fail_line("x passed, 0 failed"));
     }
 
     #[test]

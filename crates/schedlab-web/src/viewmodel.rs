@@ -66,6 +66,9 @@ pub fn fmt_pct(x: f64) -> String {
     if !x.is_finite() {
         return "-".into();
     }
+    if x.abs() < 0.005 {
+        return "0.00%".into(); // no "-0.00%"
+    }
     format!("{x:+.2}%")
 }
 
@@ -381,6 +384,7 @@ mod tests {
         assert_eq!(fmt_param(0.5), "0.5");
         assert_eq!(fmt_pct(4.5678), "+4.57%");
         assert_eq!(fmt_pct(-0.5), "-0.50%");
+        assert_eq!(fmt_pct(-0.004), "0.00%");
     }
 
     #[test]

@@ -41,7 +41,9 @@ pub fn Domains(props: &DomainsProps) -> Html {
                     data-flags={l.flags.join(" ")}>
                     <div class="span">{"span "}<b>{ l.span.clone() }</b></div>
                     <div class="flags">
-                        { for l.flags.iter().map(|f| html! { <span class="flag">{ f.clone() }</span> }) }
+                        { for l.flags.iter().map(|f| html! {
+                            <span class={classes!("flag", f.contains("ASYM").then_some("asym"))}>{ f.clone() }</span>
+                        }) }
                     </div>
                     <div class="groups">
                         {"groups "}
