@@ -191,7 +191,7 @@ fn run(cmd: Command) -> Result<String, Error> {
             runs,
             jobs,
         } => {
-            let mut s = scenarios::builtin(&scenario)?;
+            let mut s = load_scenario(&scenario)?;
             if let Some(r) = runs {
                 s.runs = r;
             }
@@ -217,12 +217,23 @@ fn run(cmd: Command) -> Result<String, Error> {
     }
 }
 
+/// A built-in scenario by name, or a scenario file by path (anything ending in `.json`).
+fn load_scenario(name_or_path: &str) -> Result<Scenario, Error> {
+    if name_or_path.ends_with(".json") {
+        let text = std::fs::read_to_string(name_or_path)
+            .map_err(|e| Error::Scenario(format!("cannot read {name_or_path}: {e}")))?;
+        Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{name_or_path}: {e}")))
+    } else {
+        scenarios::builtin(name_or_path)
+    }
+}
+
 fn traced(
     scenario: &str,
     run: usize,
     seed: Option<u64>,
 ) -> Result<schedlab_core::experiment::RunTrace, Error> {
-    let mut s = scenarios::builtin(scenario)?;
+    let mut s = load_scenario(scenario)?;
     if let Some(seed) = seed {
         s.seed = seed;
     }

@@ -285,7 +285,10 @@ impl Plan {
             None => ("run".to_string(), vec![(scenario.workload.clone(), 0)]),
         };
         let params: Vec<u64> = specs.iter().map(|(_, v)| *v).collect();
-        let mut instances = specs.iter().map(|(w, _)| w.instantiate(&topo)).collect::<Result<Vec<_>>>()?;
+        let mut instances = specs
+            .iter()
+            .map(|(w, _)| w.instantiate(&topo))
+            .collect::<Result<Vec<_>>>()?;
         if let Some(cpus) = &scenario.taskset {
             let mask = crate::cpumask::CpuMask::try_from(cpus.clone()).map_err(Error::Scenario)?;
             if mask.is_empty() || !mask.is_subset_of(&topo.all_cpus()) {

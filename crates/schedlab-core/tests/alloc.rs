@@ -41,6 +41,31 @@ fn allocations_for(requests: u64, threads: u64) -> (u64, u64) {
     (ALLOCS.load(Ordering::Relaxed) - before, r.events)
 }
 
+/// tbench: two wake-ups per transaction, on a 96-CPU SMT NUMA machine.
+fn tbench_allocations_for(duration_ms: u64) -> (u64, u64) {
+    let text = format!(
+        r#"{{"version": 1, "name": "alloc", "machine": {{"preset": "cascadelake-8260l"}},
+            "workload": {{"kind": "tbench", "clients": 8, "duration_ms": {duration_ms}}},
+            "variants": [{{"name": "v", "baseline": "v6.8", "governor": "schedutil"}}],
+            "runs": 1, "seed": 1}}"#
+    );
+    let plan = Plan::new(&schedlab_core::experiment::Scenario::from_json(&text).unwrap()).unwrap();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = plan.run(0).unwrap();
+    (ALLOCS.load(Ordering::Relaxed) - before, r.events)
+}
+
+#[test]
+fn wake_up_heavy_runs_do_not_allocate_per_event_either() {
+    let (short, short_events) = tbench_allocations_for(10);
+    let (long, long_events) = tbench_allocations_for(100);
+    assert!(long_events > 5 * short_events);
+    assert!(
+        long <= short + 64,
+        "{short} allocations for {short_events} events, {long} for {long_events}"
+    );
+}
+
 #[test]
 fn allocations_do_not_grow_with_events() {
     for threads in [2, 5] {

@@ -125,6 +125,8 @@ pub struct Engine<'a> {
     loop_counts: Vec<Vec<u64>>,
     /// Per task: the current run op is wall-clock time (`RunFor`), not work.
     fixed_rate: Vec<bool>,
+    /// Per task: the op at its pc is a `Run`/`RunFor` that has started.
+    in_run: Vec<bool>,
     /// Per task: when it was created (rt-app's `t_first`, where its timers start).
     created_at: Vec<Nanos>,
     timer_next: Vec<Option<Nanos>>,
@@ -170,6 +172,7 @@ impl<'a> Engine<'a> {
             distribute_prev: n - 1,
             loop_counts: Vec::new(),
             fixed_rate: Vec::new(),
+            in_run: Vec::new(),
             created_at: Vec::new(),
             timer_next: vec![None; inst.timers],
             barrier_waiters: vec![Vec::new(); inst.barriers],
@@ -286,6 +289,7 @@ impl<'a> Engine<'a> {
         self.loop_counts
             .push(vec![0; self.inst.programs[program].loop_slots]);
         self.fixed_rate.push(false);
+        self.in_run.push(false);
         self.created_at.push(self.w.now);
         self.live_tasks += 1;
         if let Some(p) = parent {
@@ -303,7 +307,11 @@ impl<'a> Engine<'a> {
             }
         }
         // The shell's CPU: uniform over the CPUs the workload may use (`taskset`).
-        let start_mask = self.inst.taskset.unwrap_or_else(|| self.w.topo.all_cpus()).and(&self.w.topo.all_cpus());
+        let start_mask = self
+            .inst
+            .taskset
+            .unwrap_or_else(|| self.w.topo.all_cpus())
+            .and(&self.w.topo.all_cpus());
         let start_cpus = start_mask.weight().max(1) as u64;
         for i in 0..self.inst.initial.len() {
             let k = self.rng.below(start_cpus) as usize;
@@ -320,6 +328,11 @@ impl<'a> Engine<'a> {
         let mut events = 0u64;
         while self.live_tasks > 0 && self.error.is_none() {
             let Some(Reverse(ev)) = self.heap.pop() else {
+                // Everyone is blocked: a run with a duration simply ends then (rt-app does).
+                if let Some(stop) = self.inst.stop_at {
+                    self.w.now = stop.max(self.w.now);
+                    break;
+                }
                 return Err(Error::Scenario(
                     "the workload deadlocked: tasks are blocked and nothing will wake them".into(),
                 ));
@@ -608,8 +621,7 @@ impl<'a> Engine<'a> {
         self.account(cpu);
         let t = self.w.rqs[cpu].curr.unwrap();
         self.w.tasks[t].work_left = 0;
-        self.w.tasks[t].pc += 1;
-        let was_fixed = std::mem::replace(&mut self.fixed_rate[t], false);
+        let was_fixed = self.fixed_rate[t];
         self.step(cpu, t);
         if was_fixed || self.fixed_rate[t] {
             // The next op's speed differs from this one's: recompute the rate.

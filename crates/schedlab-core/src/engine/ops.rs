@@ -30,14 +30,23 @@ impl Engine<'_> {
                 return;
             };
             match *op {
+                // A run op that has started and has no work left is done, whether its completion
+                // event fired or a reschedule at the same instant got there first.
+                Op::Run { .. } | Op::RunFor(_) if self.in_run[t] => {
+                    self.in_run[t] = false;
+                    self.fixed_rate[t] = false;
+                    self.w.tasks[t].pc += 1;
+                }
                 Op::Run { work, jitter_ppm } => {
                     let w = self.jitter(work, jitter_ppm);
                     self.w.tasks[t].work_left = w.max(1);
+                    self.in_run[t] = true;
                     return;
                 }
                 Op::RunFor(ns) => {
                     self.w.tasks[t].work_left = ns.max(1).saturating_mul(WORK_SCALE);
                     self.fixed_rate[t] = true;
+                    self.in_run[t] = true;
                     return;
                 }
                 Op::Repeat { slot, times, to } => {

@@ -335,3 +335,40 @@ fn the_run_stops_at_its_duration() {
     assert_eq!(out.sim_ns, 50 * NSEC_PER_MSEC);
     assert!((48.0..=50.0).contains(&out.value), "{}", out.value);
 }
+
+#[test]
+fn a_run_that_ends_on_a_tick_preemption_is_not_run_twice() {
+    // Two tasks doing 20 x 1 ms each on one CPU: their runs end on tick boundaries (4 ms) where
+    // the tick preempts; the CPU must be busy exactly 40 ms.
+    let child = || {
+        Program::new(
+            "c",
+            vec![
+                work(1),
+                Op::Repeat {
+                    slot: 0,
+                    times: 20,
+                    to: 0,
+                },
+                Op::Exit,
+            ],
+        )
+    };
+    let inst = forking(
+        CpuMask::single(4),
+        vec![child(), child()],
+        Metric::ElapsedSeconds,
+    );
+    let out = run("hikey960", &inst).unwrap();
+    assert!((out.value - 0.040).abs() < 1e-4, "{}", out.value);
+}
+
+#[test]
+fn a_run_with_a_duration_ends_there_when_everyone_is_blocked() {
+    let a = Program::new("a", vec![work(1), Op::Suspend(0), Op::Exit]);
+    let mut inst = forking(CpuMask::single(4), vec![a], Metric::Count);
+    inst.events = 1;
+    inst.stop_at = Some(20 * NSEC_PER_MSEC);
+    let out = run("hikey960", &inst).unwrap();
+    assert_eq!(out.sim_ns, 20 * NSEC_PER_MSEC);
+}

@@ -191,6 +191,8 @@ pub struct World {
     pub smt_active: bool,
     /// `arch_scale_cpu_capacity()` of each CPU.
     pub arch_capacity: Vec<u64>,
+    /// The smallest hardware capacity: CPUs above it are "big".
+    pub min_capacity_orig: u64,
     /// When each CPU last started running something (None while idle).
     pub busy_since: Vec<Option<Nanos>>,
     /// Busy time of each CPU up to `busy_since`.
@@ -241,6 +243,7 @@ impl World {
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
         let ncores = topo.cores.len();
+        let min_capacity_orig = topo.capacities().first().copied().unwrap_or(1024) as u64;
         let arch_capacity = (0..n)
             .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
             .collect();
@@ -284,6 +287,7 @@ impl World {
             need_resched: CpuMask::EMPTY,
             pending_active: Vec::with_capacity(8),
             smt_active,
+            min_capacity_orig,
             arch_capacity,
             busy_since: vec![None; n],
             busy_ns: vec![0; n],

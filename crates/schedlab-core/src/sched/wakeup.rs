@@ -270,7 +270,7 @@ impl World {
         target: usize,
         path: Placement,
     ) {
-        let min_cap = self.topo.capacities().first().copied().unwrap_or(1024) as u64;
+        let min_cap = self.min_capacity_orig;
         let big = |cpu: usize| self.topo.capacity_orig(cpu) > min_cap;
         let task_big = !fits_capacity(self.task_util(p), min_cap);
         let idx = crate::trace::WakeClass {
