@@ -87,6 +87,28 @@ impl CpuMask {
             .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
 
+    /// The first CPU at or after `start`, wrapping around: the first step of
+    /// `for_each_cpu_wrap()`, in a few word operations.
+    pub fn next_wrap(&self, start: usize) -> Option<usize> {
+        let start = start % MAX_CPUS;
+        let (w0, b0) = (start / 64, start % 64);
+        let first = self.0[w0] & (!0u64 << b0);
+        if first != 0 {
+            return Some(w0 * 64 + first.trailing_zeros() as usize);
+        }
+        for k in 1..=WORDS {
+            let w = (w0 + k) % WORDS;
+            let mut bits = self.0[w];
+            if w == w0 {
+                bits &= !(!0u64 << b0);
+            }
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+
     /// CPUs in increasing order.
     pub fn iter(&self) -> CpuMaskIter {
         CpuMaskIter {
@@ -195,6 +217,20 @@ mod tests {
     fn wrap_iteration_starts_at_the_given_cpu() {
         let m = CpuMask::first_n(6);
         assert_eq!(m.iter_wrap(4).collect::<Vec<_>>(), vec![4, 5, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn next_wrap_finds_the_first_cpu_from_start() {
+        let m = CpuMask::try_from(vec![3, 70, 130]).unwrap();
+        assert_eq!(m.next_wrap(0), Some(3));
+        assert_eq!(m.next_wrap(4), Some(70));
+        assert_eq!(m.next_wrap(71), Some(130));
+        assert_eq!(m.next_wrap(131), Some(3));
+        assert_eq!(m.next_wrap(3), Some(3));
+        assert_eq!(CpuMask::EMPTY.next_wrap(5), None);
+        for start in 0..140 {
+            assert_eq!(m.next_wrap(start), m.iter_wrap(start).next(), "{start}");
+        }
     }
 
     #[test]

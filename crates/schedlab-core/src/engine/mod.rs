@@ -236,6 +236,11 @@ impl<'a> Engine<'a> {
                     rq.cfs_tasks.len()
                 )));
             }
+            if self.w.idle_mask.test(cpu) != (rq.curr.is_none() && rq.nr_running == 0) {
+                return Err(Error::Scenario(format!(
+                    "invariant: idle mask out of step on CPU{cpu}"
+                )));
+            }
             if rq.queue.windows(2).any(|w| w[0] > w[1]) {
                 return Err(Error::Scenario(format!(
                     "invariant: rq {cpu} queue out of vruntime order"

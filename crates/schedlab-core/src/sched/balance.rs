@@ -1064,13 +1064,7 @@ impl World {
 
     /// CPUs in `nohz.idle_cpus_mask`: idle CPUs have their tick stopped.
     pub fn idle_mask(&self) -> CpuMask {
-        let mut m = CpuMask::EMPTY;
-        for cpu in 0..self.nr_cpus() {
-            if self.idle_cpu(cpu) {
-                m.set(cpu);
-            }
-        }
-        m
+        self.idle_mask
     }
 }
 

@@ -191,6 +191,8 @@ pub struct World {
     pub smt_active: bool,
     /// `arch_scale_cpu_capacity()` of each CPU.
     pub arch_capacity: Vec<u64>,
+    /// CPUs with nothing running or queued (`idle_cpu()`), kept up to date by the runqueue code.
+    pub idle_mask: CpuMask,
     /// The smallest hardware capacity: CPUs above it are "big".
     pub min_capacity_orig: u64,
     /// When each CPU last started running something (None while idle).
@@ -288,6 +290,7 @@ impl World {
             pending_active: Vec::with_capacity(8),
             smt_active,
             min_capacity_orig,
+            idle_mask: CpuMask::first_n(n),
             arch_capacity,
             busy_since: vec![None; n],
             busy_ns: vec![0; n],
@@ -315,7 +318,16 @@ impl World {
 
     /// `idle_cpu()` / `available_idle_cpu()`: nothing running or queued.
     pub fn idle_cpu(&self, cpu: usize) -> bool {
-        self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0
+        self.idle_mask.test(cpu)
+    }
+
+    /// Keeps [`World::idle_mask`] in step with a runqueue that changed.
+    pub(crate) fn update_idle_mask(&mut self, cpu: usize) {
+        if self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0 {
+            self.idle_mask.set(cpu);
+        } else {
+            self.idle_mask.clear(cpu);
+        }
     }
 
     /// `capacity_of()`: no rt/irq pressure in the model, so `arch_scale_cpu_capacity()`.

@@ -271,6 +271,7 @@ impl World {
             self.rd_overload = true;
         }
         self.update_min_vruntime(cpu);
+        self.update_idle_mask(cpu);
     }
 
     /// `dequeue_task_fair()`. For a sleep, the task keeps its signals attached to this CPU (they
@@ -292,6 +293,7 @@ impl World {
             self.detach_entity_load_avg(cpu, t);
         }
         self.update_min_vruntime(cpu);
+        self.update_idle_mask(cpu);
     }
 
     /// `put_prev_entity()` for a curr that leaves the CPU (without dequeuing it).

@@ -328,22 +328,18 @@ impl World {
             return target;
         };
         let span = self.sd.domains[llc].span.and(&allowed);
+        let idle = span.and(&self.idle_mask);
         if self.smt_active {
             // select_idle_core(): a core whose threads are all idle, scanning from target.
-            for cpu in span.iter_wrap(target + 1) {
+            for cpu in idle.iter_wrap(target + 1) {
                 let core = self.topo.cores[self.topo.cpus[cpu].core];
-                if core.iter().all(|c| self.idle_cpu(c)) {
+                if core.is_subset_of(&self.idle_mask) {
                     return cpu;
                 }
             }
         }
         // select_idle_cpu(): the first idle CPU after target.
-        for cpu in span.iter_wrap(target + 1) {
-            if self.idle_cpu(cpu) {
-                return cpu;
-            }
-        }
-        target
+        idle.next_wrap(target + 1).unwrap_or(target)
     }
 
     /// `select_idle_capacity()` (v5.7+): the first idle CPU from target where the task fits, else the
