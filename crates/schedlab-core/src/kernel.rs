@@ -257,6 +257,23 @@ impl KernelConfig {
         }
     }
 
+    /// v5.6: the v5.5 load-balance rework and `find_idlest_group()` classification are in; not yet
+    /// `select_idle_capacity()` (v5.7), the v5.10 busy_factor/imbalance_pct changes, `smt_balance`
+    /// (v6.6) or the `shr_bound` migrate_util test (v6.8). Frequency invariance is on as arm64 had
+    /// it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
+    pub fn v5_6() -> KernelConfig {
+        KernelConfig {
+            label: "v5.6".into(),
+            sis_asym_capacity: false,
+            busy_factor: 32,
+            imbalance_pct_die: 125,
+            smt_balance: false,
+            lb_util_shr_bound: false,
+            schedutil_rate_limit_us: 500,
+            ..KernelConfig::v6_8()
+        }
+    }
+
     /// v6.7: v6.8 without 3af7524b1419, so `detach_tasks()` skips a task whose utilization is above
     /// a migrate_util imbalance however often balancing failed.
     pub fn v6_7() -> KernelConfig {
@@ -331,6 +348,16 @@ pub const BASELINES: &[Baseline] = &[
         name: "v4.16",
         summary: "arm64 mainline of March 2018: capacity-blind",
         config: KernelConfig::v4_16,
+    },
+    Baseline {
+        name: "v5.6",
+        summary: "after the v5.5 load-balance rework, before x86 frequency invariance (v5.7)",
+        config: KernelConfig::v5_6,
+    },
+    Baseline {
+        name: "v6.7",
+        summary: "capacity-aware mainline; detach_tasks() skips tasks with util > imbalance",
+        config: KernelConfig::v6_7,
     },
     Baseline {
         name: "v6.8",

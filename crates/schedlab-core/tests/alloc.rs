@@ -27,6 +27,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The counter is global: tests that read it must not run at the same time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn allocations_for(requests: u64, threads: u64) -> (u64, u64) {
     let mut s = builtin("hikey960-asym-packing").unwrap();
     s.runs = 1;
@@ -57,6 +60,7 @@ fn tbench_allocations_for(duration_ms: u64) -> (u64, u64) {
 
 #[test]
 fn wake_up_heavy_runs_do_not_allocate_per_event_either() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (short, short_events) = tbench_allocations_for(10);
     let (long, long_events) = tbench_allocations_for(100);
     assert!(long_events > 5 * short_events);
@@ -68,6 +72,7 @@ fn wake_up_heavy_runs_do_not_allocate_per_event_either() {
 
 #[test]
 fn allocations_do_not_grow_with_events() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for threads in [2, 5] {
         let (short, short_events) = allocations_for(1_000, threads);
         let (long, long_events) = allocations_for(10_000, threads);

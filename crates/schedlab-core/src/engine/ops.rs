@@ -183,6 +183,10 @@ impl Engine<'_> {
                         self.try_to_wake_up(wr, Some((t, cpu)), true);
                     }
                 }
+                Op::ResetCount => {
+                    self.counted = 0;
+                    self.w.tasks[t].pc += 1;
+                }
                 Op::Count(n) => {
                     self.counted = self.counted.saturating_add(n);
                     self.w.tasks[t].pc += 1;

@@ -372,3 +372,45 @@ fn a_run_with_a_duration_ends_there_when_everyone_is_blocked() {
     let out = run("hikey960", &inst).unwrap();
     assert_eq!(out.sim_ns, 20 * NSEC_PER_MSEC);
 }
+
+#[test]
+fn a_cpu_bound_task_keeps_its_cpus_utilization_through_slice_ends() {
+    // One task on a Juno little CPU, preempted by the tick at each slice end with nothing else to
+    // run: the switch must not count as idle time (the PELT clock only syncs when the rq is idle),
+    // so the rq's util_avg keeps up with its runnable_avg.
+    let a = Program::new(
+        "a",
+        vec![
+            work(1),
+            Op::Repeat {
+                slot: 0,
+                times: 200,
+                to: 0,
+            },
+            Op::Exit,
+        ],
+    );
+    let inst = forking(CpuMask::single(3), vec![a], Metric::ElapsedSeconds);
+    let t = Topology::build(&preset("juno-r2").unwrap()).unwrap();
+    let c = build_config("v6.7", &[], None, Governor::Performance).unwrap();
+    let d = SchedDomains::build(&t, &c).unwrap();
+    let out = Engine::new(World::new(t, d, c), &inst, 1, Limits::default(), true)
+        .run()
+        .unwrap();
+    let mut seen = 0;
+    for dec in out.decisions.unwrap() {
+        if let crate::sched::log::Decision::Balance(b) = dec {
+            for g in b.groups.iter().filter(|g| {
+                g.cpus == CpuMask::single(3) && g.nr_running == 1 && b.t > 100 * NSEC_PER_MSEC
+            }) {
+                assert_eq!(
+                    g.util, 383,
+                    "at {} ns: util {} runnable {}",
+                    b.t, g.util, g.runnable
+                );
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0);
+}

@@ -91,7 +91,9 @@ impl World {
 
     /// The clock PELT reads on `cpu`, and how contributions are scaled.
     fn pelt_clock(&mut self, cpu: usize) -> (u64, Scale) {
-        let busy = self.rqs[cpu].curr.is_some();
+        // The rq is idle only when it runs the idle task (`is_idle_task(rq->curr)`), that is when
+        // nothing is queued: between put_prev and set_next of a switch it is still busy.
+        let busy = self.rqs[cpu].curr.is_some() || self.rqs[cpu].nr_running > 0;
         let cpu_scale = self.arch_scale_cpu_capacity(cpu);
         let freq_scale = self.freq_scale(cpu);
         let now = self.now;

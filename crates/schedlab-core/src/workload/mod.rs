@@ -105,6 +105,8 @@ pub enum Op {
     SetNice(i32),
     /// Add to the run's work counter (records, transactions, bytes: what the metric counts).
     Count(u64),
+    /// Forget what was counted so far: the end of a warm-up.
+    ResetCount,
     /// Start and stop the clock of the run's elapsed-time metric.
     MarkStart,
     MarkEnd,

@@ -36,6 +36,10 @@ pub struct Tbench {
     /// simulate; throughput here is steady after a few ms, so the default is 1 s.
     #[serde(default = "default_duration_ms")]
     pub duration_ms: u64,
+    /// Warm-up before the measured `duration_ms`, in ms: transactions run but are not counted, as
+    /// tbench discards its warm-up (default 0).
+    #[serde(default)]
+    pub warmup_ms: u64,
     /// Bytes of one request; assumed 256 (an SMB-like request header and a small operation).
     #[serde(default = "default_request_bytes")]
     pub request_bytes: u64,
@@ -89,6 +93,7 @@ impl Tbench {
         Tbench {
             clients,
             duration_ms: default_duration_ms(),
+            warmup_ms: 0,
             request_bytes: default_request_bytes(),
             reply_bytes: default_reply_bytes(),
             client_us: default_client_us(),
@@ -128,6 +133,11 @@ impl Tbench {
                 self.clients
             ));
         }
+        if self.warmup_ms > MAX_DURATION_MS {
+            return Err(Error::Workload(format!(
+                "tbench warmup_ms must be at most {MAX_DURATION_MS}"
+            )));
+        }
         if self.duration_ms == 0 || self.duration_ms > MAX_DURATION_MS {
             return err(format!(
                 "duration_ms must be 1 to {MAX_DURATION_MS}, not {}",
@@ -150,7 +160,8 @@ impl Tbench {
         }
         let busy = (2 * self.clients as u64).min(topo.nr_cpus() as u64);
         let per_transaction_ns = (self.client_us + self.server_us) * NSEC_PER_USEC;
-        let transactions = busy * self.duration_ms * NSEC_PER_MSEC / per_transaction_ns;
+        let transactions =
+            busy * (self.duration_ms + self.warmup_ms) * NSEC_PER_MSEC / per_transaction_ns;
         if transactions > MAX_TRANSACTIONS {
             return err(format!(
                 "could complete about {transactions} transactions ({busy} busy CPUs for {} ms); at \
@@ -173,9 +184,14 @@ impl Tbench {
                 main.push(Op::Fork(p));
             }
         }
+        main.push(Op::OpenGate(0));
+        if self.warmup_ms > 0 {
+            // tbench's warm-up: transactions run but do not count.
+            main.push(Op::Sleep(self.warmup_ms * NSEC_PER_MSEC));
+        }
         main.extend([
+            Op::ResetCount,
             Op::MarkStart,
-            Op::OpenGate(0),
             Op::Sleep(self.duration_ms * NSEC_PER_MSEC),
             Op::MarkEnd,
             Op::WaitChildren,
