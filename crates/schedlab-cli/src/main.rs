@@ -150,7 +150,21 @@ fn run(cmd: Command) -> Result<String, Error> {
                 view.to_text()
             })
         }
-        Command::Reproduce { scenario, opts } => execute(scenarios::builtin(&scenario)?, &opts),
+        Command::Reproduce { scenario, opts } => {
+            // A suite prints one table per member; as JSON, an array of tables.
+            let members = scenarios::expand(&scenario)?;
+            if members.len() == 1 {
+                return execute(members.into_iter().next().unwrap(), &opts);
+            }
+            let mut out = Vec::new();
+            for s in members {
+                out.push(execute(s, &opts)?);
+            }
+            Ok(match opts.format {
+                Format::Json => format!("[\n{}]\n", out.join(",\n")),
+                _ => out.join("\n"),
+            })
+        }
         Command::Run { file, opts } => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| Error::Scenario(format!("cannot read {file}: {e}")))?;
@@ -300,7 +314,7 @@ fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
     };
     let table = plan.table_of(&results, quantity);
     Ok(match opts.format {
-        Format::Table => table.to_text(),
+        Format::Table => format!("{}{}", table.to_text(), table.extras_text()),
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&table).unwrap()),
         Format::Csv => table.to_csv(),
     })
@@ -327,7 +341,11 @@ fn list() -> String {
     }
     s.push_str("scenarios:\n");
     for b in scenarios::BUILTIN {
-        s.push_str(&format!("  {:<22} {}\n", b.name, b.title));
+        s.push_str(&format!("  {:<26} {}\n", b.name, b.title));
+    }
+    s.push_str("suites (several scenarios, one experiment):\n");
+    for (name, members) in scenarios::SUITES {
+        s.push_str(&format!("  {:<26} {}\n", name, members.join(", ")));
     }
     s
 }

@@ -60,6 +60,24 @@ pub struct VariantSpec {
     pub config: Option<serde_json::Value>,
 }
 
+/// Optional sections a scenario's table carries besides the comparison.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Extras {
+    /// A histogram of each variant's run values with buckets this wide (in the metric's unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram_bucket: Option<f64>,
+    /// The wake-up classification of the asymmetric-capacity series' evaluation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wake_classes: bool,
+}
+
+impl Extras {
+    pub fn is_empty(&self) -> bool {
+        self.histogram_bucket.is_none() && !self.wake_classes
+    }
+}
+
 /// Everything needed to reproduce a table.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -78,6 +96,9 @@ pub struct Scenario {
     /// Repetitions per (parameter, variant) cell.
     pub runs: u32,
     pub seed: u64,
+    /// Extra sections of the results table.
+    #[serde(default, skip_serializing_if = "Extras::is_empty")]
+    pub extras: Extras,
     /// Run the workload under `taskset -c` with these CPUs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taskset: Option<Vec<usize>>,
@@ -241,6 +262,13 @@ impl Plan {
             return Err(Error::Scenario(
                 "a scenario needs at least one variant".into(),
             ));
+        }
+        if let Some(b) = scenario.extras.histogram_bucket {
+            if !b.is_finite() || b <= 0.0 {
+                return Err(Error::Scenario(
+                    "extras.histogram_bucket must be a positive number".into(),
+                ));
+            }
         }
         if scenario.runs == 0 || scenario.runs > 1000 {
             return Err(Error::Scenario("runs must be 1 to 1000".into()));
@@ -424,8 +452,50 @@ impl Plan {
         self.table_of(results, Quantity::Value)
     }
 
-    /// The comparison table of one quantity of the runs.
+    /// The comparison table of one quantity of the runs, with the scenario's extra sections.
     pub fn table_of(&self, results: &[RunResult], quantity: Quantity) -> ComparisonTable {
+        let mut table = self.comparison(results, quantity);
+        if let (Some(bucket), Quantity::Value) = (self.scenario.extras.histogram_bucket, quantity) {
+            table = table.with_histogram(bucket);
+        }
+        if self.scenario.extras.wake_classes {
+            table.wake_classes = self.wake_classes(results);
+        }
+        table
+    }
+
+    /// Wake-ups by class, summed over runs, per variant; classes that never occur are left out.
+    pub fn wake_classes(&self, results: &[RunResult]) -> Vec<crate::table::WakeClassCount> {
+        let nv = self.variants.len();
+        let mut counts = vec![[0u64; 32]; nv];
+        for r in results.iter().filter(|r| r.variant < nv) {
+            for (i, n) in r.counters.wake_classes.iter().enumerate() {
+                counts[r.variant][i] += n;
+            }
+        }
+        let size = |big: bool| if big { "big" } else { "little" }.to_string();
+        (0..32)
+            .filter(|&i| counts.iter().any(|c| c[i] > 0))
+            .map(|i| {
+                let c = crate::trace::WakeClass::from_index(i);
+                crate::table::WakeClassCount {
+                    task: size(c.task_big),
+                    prev_cpu: size(c.prev_big),
+                    waker_cpu: size(c.waker_big),
+                    woken_onto: size(c.target_big),
+                    path: if c.slow_path {
+                        "find_idlest (slow)"
+                    } else {
+                        "select_idle_sibling"
+                    }
+                    .to_string(),
+                    counts: counts.iter().map(|v| v[i]).collect(),
+                }
+            })
+            .collect()
+    }
+
+    fn comparison(&self, results: &[RunResult], quantity: Quantity) -> ComparisonTable {
         let nv = self.variants.len();
         let runs = self.scenario.runs as usize;
         let mut slots: Vec<Vec<Vec<Option<f64>>>> =

@@ -1,79 +1,153 @@
-//! The built-in reference experiments of shared/reference/platforms-and-experiments.md.
+//! The built-in reference experiments of shared/reference/platforms-and-experiments.md, as
+//! scenario files (crates/schedlab-core/scenarios/*.json) compiled in: the same JSON a user can
+//! `schedlab show`, edit and `schedlab run`.
+//!
+//! An experiment that measures several workloads (E2, E4) is a suite of scenarios.
 
 use crate::error::{Error, Result};
-use crate::experiment::{MachineRef, Scenario, Sweep, VariantSpec, SCENARIO_VERSION};
-use crate::kernel::Governor;
-use crate::workload::{sysbench::SysbenchCpu, WorkloadSpec};
+use crate::experiment::Scenario;
 
 pub struct BuiltinScenario {
     pub name: &'static str,
     pub title: &'static str,
     pub summary: &'static str,
-    build: fn() -> Scenario,
+    json: &'static str,
 }
 
-pub const BUILTIN: &[BuiltinScenario] = &[BuiltinScenario {
-    name: "hikey960-asym-packing",
-    title: "E1: SD_ASYM_PACKING for DynamIQ on HiKey960",
-    summary:
-        "sysbench-cpu, 1-8 threads, on HiKey960 CPUs in one DynamIQ MC domain: mainline places \
-              threads on big or little CPUs by chance; with SD_ASYM_PACKING at MC and priority = \
-              capacity, idle big CPUs pull the work from little ones.",
-    build: e1,
-}];
+macro_rules! builtin {
+    ($name:literal, $title:literal, $summary:literal) => {
+        BuiltinScenario {
+            name: $name,
+            title: $title,
+            summary: $summary,
+            json: include_str!(concat!("../scenarios/", $name, ".json")),
+        }
+    };
+}
+
+pub const BUILTIN: &[BuiltinScenario] = &[
+    builtin!(
+        "hikey960-asym-packing",
+        "E1: SD_ASYM_PACKING for DynamIQ on HiKey960",
+        "sysbench-cpu, 1-8 threads, on HiKey960 CPUs in one DynamIQ MC domain: mainline places threads on big or \
+         little CPUs by chance; with SD_ASYM_PACKING at MC and priority = capacity, idle big CPUs pull the work from \
+         little ones."
+    ),
+    builtin!(
+        "cascadelake-fi-tbench",
+        "E2a: x86 frequency invariance, tbench",
+        "tbench-like ping-pong, 1-384 clients, on a 96-CPU Cascade Lake: schedutil, intel_pstate HWP, and schedutil \
+         with frequency invariance."
+    ),
+    builtin!(
+        "cascadelake-fi-kernbench",
+        "E2b: x86 frequency invariance, kernbench",
+        "make -j 2-192 on a 96-CPU Cascade Lake: schedutil, intel_pstate HWP, and schedutil with frequency invariance."
+    ),
+    builtin!(
+        "cascadelake-fi-gitsource",
+        "E2c: x86 frequency invariance, gitsource",
+        "git's test suite, a mostly serial chain of short processes: the lightest load, where invariance matters most."
+    ),
+    builtin!(
+        "power9-bigcore-asym-smt",
+        "E3: asym packing across POWER9 small cores",
+        "ebizzy, 2 threads on one SMT8 big core: one SMT domain over 8 threads, with asym packing (lower thread \
+         first), or small-core SMT domains. Records/s and its histogram."
+    ),
+    builtin!(
+        "tc2-wakeup-sysbench",
+        "E4a: asymmetric-capacity wake-up, sysbench",
+        "sysbench-cpu 1 thread for 3 s on TC2: the 2016 series against the capacity-blind v4.9 wake-up path."
+    ),
+    builtin!(
+        "tc2-wakeup-hackbench-a7",
+        "E4b: asymmetric-capacity wake-up, hackbench on TC2's A7s",
+        "hackbench on TC2's three A7s only: the 2016 series should be neutral."
+    ),
+    builtin!(
+        "ivb-ep-hackbench",
+        "E4c: asymmetric-capacity wake-up, hackbench on IVB-EP",
+        "hackbench -g 50 on a symmetric 40-CPU Ivy Bridge-EP: the 2016 series should be neutral."
+    ),
+    builtin!(
+        "tc2-wakeup-rtapp",
+        "E4d: asymmetric-capacity wake-up, rt-app mix",
+        "rt-app small and big periodic tasks on TC2, with the wake-up classification table."
+    ),
+    builtin!(
+        "juno-use-all-littles",
+        "E5: use all little CPUs for CPU-bound work",
+        "6 CPU-bound tasks on Juno r2 after a pinned step: v6.7, the v1 migrate_task patch, and the merged \
+         shr_bound form."
+    ),
+];
+
+/// Experiments made of several scenarios.
+pub const SUITES: &[(&str, &[&str])] = &[
+    (
+        "cascadelake-freq-invariance",
+        &[
+            "cascadelake-fi-tbench",
+            "cascadelake-fi-kernbench",
+            "cascadelake-fi-gitsource",
+        ],
+    ),
+    (
+        "tc2-asym-capacity-wakeup",
+        &[
+            "tc2-wakeup-sysbench",
+            "tc2-wakeup-hackbench-a7",
+            "ivb-ep-hackbench",
+            "tc2-wakeup-rtapp",
+        ],
+    ),
+];
 
 pub fn builtin(name: &str) -> Result<Scenario> {
-    BUILTIN
+    let b = BUILTIN
         .iter()
         .find(|b| b.name == name)
-        .map(|b| (b.build)())
         .ok_or_else(|| Error::Unknown {
             kind: "scenario",
             name: name.into(),
-            known: BUILTIN.iter().map(|b| b.name.to_string()).collect(),
-        })
+            known: BUILTIN
+                .iter()
+                .map(|b| b.name.to_string())
+                .chain(SUITES.iter().map(|s| s.0.to_string()))
+                .collect(),
+        })?;
+    Scenario::from_json(b.json)
+        .map_err(|e| Error::Scenario(format!("built-in scenario '{name}': {e}")))
 }
 
-/// E1 (arm64 "support DynamIQ cluster" RFC, March 2018): time for sysbench-cpu's 10000 events.
-fn e1() -> Scenario {
-    Scenario {
-        version: SCENARIO_VERSION,
-        name: "hikey960-asym-packing".into(),
-        title: BUILTIN_TITLE_E1.into(),
-        description: "HiKey960's eight CPUs in one MC domain, as a DynamIQ system with a shared DSU has \
-                      them. Mainline (v4.16) sees no difference between a Cortex-A53 (capacity 462) and a \
-                      Cortex-A73 (1024): threads stay where fork placement put them, which depends on the \
-                      CPU the benchmark started from, so with fewer threads than CPUs the time varies \
-                      from run to run. The RFC sets SD_ASYM_PACKING on MC with arch_asym_cpu_priority() = \
-                      capacity: a busy little CPU's tick kicks an idle big CPU, whose balance pass finds \
-                      the little group asym_packing and pulls its running task by active balance. \
-                      Look at: the patch's spread (near zero) and its time at 1-4 threads; both equal \
-                      at 8 threads."
-            .into(),
-        machine: MachineRef::Preset("hikey960-dynamiq".into()),
-        workload: WorkloadSpec::SysbenchCpu(SysbenchCpu::new(1)),
-        sweep: Some(Sweep { param: "threads".into(), values: (1..=8).collect() }),
-        variants: vec![
-            VariantSpec {
-                name: "mainline".into(),
-                baseline: "v4.16".into(),
-                patches: vec![],
-                governor: Governor::Performance,
-                config: None,
-            },
-            VariantSpec {
-                name: "dynamiq-asym-packing".into(),
-                baseline: "v4.16".into(),
-                patches: vec!["dynamiq-asym-packing".into()],
-                governor: Governor::Performance,
-                config: None,
-            },
-        ],
-        runs: 32,
-        seed: 1,
-        taskset: None,
-        limits: Default::default(),
+/// The scenarios of a built-in name: a suite's members, or the scenario itself.
+pub fn expand(name: &str) -> Result<Vec<Scenario>> {
+    match SUITES.iter().find(|s| s.0 == name) {
+        Some((_, members)) => members.iter().map(|m| builtin(m)).collect(),
+        None => Ok(vec![builtin(name)?]),
     }
 }
 
-const BUILTIN_TITLE_E1: &str = "E1: SD_ASYM_PACKING for DynamIQ on HiKey960";
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::Plan;
+
+    #[test]
+    fn every_builtin_scenario_parses_and_plans_under_its_own_name() {
+        for b in BUILTIN {
+            let s = builtin(b.name).unwrap();
+            assert_eq!(s.name, b.name);
+            assert_eq!(s.title, b.title);
+            Plan::new(&s).unwrap_or_else(|e| panic!("{}: {e}", b.name));
+        }
+        for (suite, members) in SUITES {
+            assert_eq!(expand(suite).unwrap().len(), members.len());
+        }
+        assert!(builtin("nope")
+            .unwrap_err()
+            .to_string()
+            .contains("cascadelake-freq-invariance"));
+    }
+}

@@ -37,6 +37,34 @@ pub struct ComparisonTable {
     pub seed: u64,
     pub variants: Vec<String>,
     pub rows: Vec<Row>,
+    /// Per variant, how the runs' values spread over fixed-width buckets (scenarios that ask).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub histogram: Vec<Histogram>,
+    /// Per variant, wake-ups counted by class, summed over runs (scenarios that ask).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wake_classes: Vec<WakeClassCount>,
+}
+
+/// A histogram of one variant's run values (all parameters together).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Histogram {
+    pub variant: String,
+    /// Bucket width, in the metric's unit.
+    pub bucket: f64,
+    /// (lower edge, runs in [edge, edge + bucket)), ascending, empty buckets between left out.
+    pub buckets: Vec<(f64, u64)>,
+}
+
+/// One class of wake-ups of the 2016 asymmetric-capacity evaluation, with its count per variant.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct WakeClassCount {
+    pub task: String,
+    pub prev_cpu: String,
+    pub waker_cpu: String,
+    pub woken_onto: String,
+    pub path: String,
+    /// Counts in variant order.
+    pub counts: Vec<u64>,
 }
 
 impl ComparisonTable {
@@ -90,7 +118,40 @@ impl ComparisonTable {
             seed,
             variants: variants.to_vec(),
             rows,
+            histogram: Vec::new(),
+            wake_classes: Vec::new(),
         }
+    }
+
+    /// Adds a histogram per variant with buckets of width `bucket`.
+    pub fn with_histogram(mut self, bucket: f64) -> ComparisonTable {
+        if !bucket.is_finite() || bucket <= 0.0 {
+            return self;
+        }
+        for v in &self.variants {
+            let mut counts: Vec<(i64, u64)> = Vec::new();
+            for row in &self.rows {
+                for c in row.cells.iter().filter(|c| &c.variant == v) {
+                    for &r in &c.runs {
+                        let k = (r / bucket).floor() as i64;
+                        match counts.iter_mut().find(|(b, _)| *b == k) {
+                            Some(e) => e.1 += 1,
+                            None => counts.push((k, 1)),
+                        }
+                    }
+                }
+            }
+            counts.sort_unstable();
+            self.histogram.push(Histogram {
+                variant: v.clone(),
+                bucket,
+                buckets: counts
+                    .into_iter()
+                    .map(|(k, n)| (k as f64 * bucket, n))
+                    .collect(),
+            });
+        }
+        self
     }
 
     /// Plain-text table for terminals and mail.
@@ -150,6 +211,44 @@ impl ComparisonTable {
             }
             s.push_str(line.trim_end());
             s.push('\n');
+        }
+        s
+    }
+
+    /// The extra sections (histogram, wake-up classes) as text.
+    pub fn extras_text(&self) -> String {
+        let mut s = String::new();
+        for h in &self.histogram {
+            s.push_str(&format!(
+                "histogram of {} ({} {} buckets):\n",
+                h.variant, h.bucket, self.unit
+            ));
+            let max = h.buckets.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+            for &(lo, n) in &h.buckets {
+                let bar = "#".repeat(((n * 40).div_ceil(max)) as usize);
+                s.push_str(&format!("  {:>14.1} {:>5} {bar}\n", lo, n));
+            }
+        }
+        if !self.wake_classes.is_empty() {
+            s.push_str("wake-up classification (summed over runs):\n");
+            s.push_str(&format!(
+                "  {:<6} {:<6} {:<6} {:<8} {:<20}",
+                "task", "prev", "waker", "woken", "path"
+            ));
+            for v in &self.variants {
+                s.push_str(&format!(" {:>12}", v));
+            }
+            s.push('\n');
+            for c in &self.wake_classes {
+                s.push_str(&format!(
+                    "  {:<6} {:<6} {:<6} {:<8} {:<20}",
+                    c.task, c.prev_cpu, c.waker_cpu, c.woken_onto, c.path
+                ));
+                for n in &c.counts {
+                    s.push_str(&format!(" {:>12}", n));
+                }
+                s.push('\n');
+            }
         }
         s
     }

@@ -63,6 +63,7 @@ fn scenario(json: &str) -> Scenario {
         runs: 1,
         seed: 1,
         taskset: None,
+        extras: Default::default(),
         limits: Default::default(),
     }
 }

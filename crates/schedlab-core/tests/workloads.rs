@@ -39,6 +39,7 @@ fn scenario(machine: MachineRef, workload: WorkloadSpec, runs: u32) -> Scenario 
         runs,
         seed: 5,
         taskset: None,
+        extras: Default::default(),
         limits: Default::default(),
     }
 }

@@ -531,8 +531,8 @@ impl World {
                 }
             }
         }
-        // Spare capacity is meaningless for fork: the new task's utilization is not set yet.
-        if sd_flag & SD_BALANCE_FORK == 0 {
+        // Mainline skips spare capacity for fork: the new task's utilization is not set yet.
+        if sd_flag & SD_BALANCE_FORK == 0 || self.config.find_idlest_spare_at_fork {
             let util = self.task_util(p);
             if this_spare > util / 2 && imbalance_scale * this_spare > 100 * most_spare {
                 return None;

@@ -55,6 +55,11 @@ pub struct Ebizzy {
     /// Run-to-run variation of a record's work, in ppm; assumed 20000 (cache and TLB noise).
     #[serde(default = "default_record_jitter_ppm")]
     pub record_jitter_ppm: u32,
+    /// Work per record inside the process's `mmap_lock`, in us (default 0: no lock). glibc serves
+    /// a 512 KiB `malloc()` with `mmap()`, so each record maps, faults and unmaps memory under the
+    /// mm lock: threads then block on each other and are woken where the scheduler places them.
+    #[serde(default)]
+    pub mm_lock_us: u64,
     /// Work of `pthread_create()` in the main thread, per thread, in us; assumed 30.
     #[serde(default = "default_clone_us")]
     pub clone_us: u64,
@@ -104,6 +109,7 @@ impl Default for Ebizzy {
             record_us: default_record_us(),
             record_jitter_ppm: default_record_jitter_ppm(),
             clone_us: default_clone_us(),
+            mm_lock_us: 0,
         }
     }
 }
@@ -180,8 +186,8 @@ impl Ebizzy {
             return err("copy_mb_per_s must be 1 to 10000000".into());
         }
         let (record_us, clone_us) = (self.record_us, self.clone_us);
-        if record_us > 1_000_000 || clone_us > 1_000_000 {
-            return err("record_us and clone_us must be at most 1000000 (1 s)".into());
+        if record_us > 1_000_000 || clone_us > 1_000_000 || self.mm_lock_us > 1_000_000 {
+            return err("record_us, clone_us and mm_lock_us must be at most 1000000 (1 s)".into());
         }
         let jitter = self.record_jitter_ppm;
         if jitter > 500_000 {
@@ -222,20 +228,38 @@ impl Ebizzy {
             Op::WaitChildren,
             Op::Exit,
         ]);
-        let thread = vec![
+        let mut thread = vec![
             Op::WaitGate(0),
             Op::TakeEvent {
                 pool: 0,
-                exhausted: 5,
+                exhausted: 0,
             },
+        ];
+        if self.mm_lock_us > 0 {
+            // The mmap_lock section of malloc()/free() of a chunk served by mmap (and its faults).
+            thread.extend([
+                Op::Lock(0),
+                Op::Run {
+                    work: us(self.mm_lock_us),
+                    jitter_ppm: jitter,
+                },
+                Op::Unlock(0),
+            ]);
+        }
+        thread.extend([
             Op::Run {
                 work: record_ns * WORK_SCALE,
                 jitter_ppm: jitter,
             },
             Op::Count(1),
             Op::Jump(1),
-            Op::Exit,
-        ];
+        ]);
+        let exit = thread.len();
+        thread[1] = Op::TakeEvent {
+            pool: 0,
+            exhausted: exit,
+        };
+        thread.push(Op::Exit);
         let mut inst = Instance::new(
             vec![
                 Program::new("ebizzy", main),
@@ -246,6 +270,7 @@ impl Ebizzy {
         );
         inst.pools = vec![u64::MAX];
         inst.gates = 1;
+        inst.mutexes = usize::from(self.mm_lock_us > 0);
         inst.deadline_after_start = Some(duration_ms * NSEC_PER_MSEC);
         Ok(inst)
     }

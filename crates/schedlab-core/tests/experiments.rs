@@ -1,0 +1,143 @@
+//! The reference experiments E2-E5: each shows its effect because the modelled mechanism produces
+//! it. Reduced sweeps and run counts keep debug builds quick; `schedlab reproduce` runs them whole.
+
+use schedlab_core::experiment::Plan;
+use schedlab_core::scenarios::builtin;
+use schedlab_core::table::ComparisonTable;
+
+fn table(name: &str, runs: u32, sweep: Option<Vec<u64>>) -> ComparisonTable {
+    let mut s = builtin(name).unwrap();
+    s.runs = runs;
+    if let (Some(values), Some(sw)) = (sweep, s.sweep.as_mut()) {
+        sw.values = values;
+    }
+    let plan = Plan::new(&s).unwrap();
+    let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+    plan.table(&results)
+}
+
+fn mean(t: &ComparisonTable, row: usize, variant: &str) -> f64 {
+    t.rows[row]
+        .cells
+        .iter()
+        .find(|c| c.variant == variant)
+        .unwrap()
+        .mean
+}
+
+#[test]
+fn e5_both_patches_let_the_idle_little_cpu_help() {
+    let t = table("juno-use-all-littles", 1, None);
+    let base = mean(&t, 0, "v6.7");
+    for v in ["v1-migrate-task", "merged-shr-bound"] {
+        let m = mean(&t, 0, v);
+        assert!(m < base * 0.95, "{v}: {m} vs v6.7 {base}");
+    }
+}
+
+#[test]
+fn e4_the_2016_series_puts_a_single_sysbench_thread_on_an_a15() {
+    let t = table("tc2-wakeup-sysbench", 6, None);
+    let patched = &t.rows[0].cells[1];
+    assert_eq!(patched.variant, "asym-cpu-capacity");
+    // Calibration: ~217.9 events in 3 s on an A15 at its top OPP.
+    assert!(patched.min >= 217.0 && patched.max <= 219.0, "{patched:?}");
+    let base = &t.rows[0].cells[0];
+    assert!(
+        base.min < 100.0,
+        "the capacity-blind baseline sometimes starts it on an A7: {base:?}"
+    );
+}
+
+#[test]
+fn e4_hackbench_on_tc2s_a7s_is_neutral() {
+    let t = table("tc2-wakeup-hackbench-a7", 2, None);
+    for c in &t.rows[0].cells[1..] {
+        assert!(
+            c.diff_pct.unwrap().abs() < 2.0,
+            "{}: {:?}",
+            c.variant,
+            c.diff_pct
+        );
+    }
+}
+
+#[test]
+fn e4_rtapp_classifies_every_wakeup_and_big_tasks_go_big_when_merged() {
+    let mut s = builtin("tc2-wakeup-rtapp").unwrap();
+    s.runs = 1;
+    let plan = Plan::new(&s).unwrap();
+    let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+    let t = plan.table(&results);
+    assert!(!t.wake_classes.is_empty());
+    for (v, r) in results.iter().enumerate() {
+        let classified: u64 = t.wake_classes.iter().map(|c| c.counts[v]).sum();
+        assert_eq!(
+            classified, r.counters.wakeups,
+            "variant {v}: every wake-up is in one class"
+        );
+    }
+    let big_on_big = |v: usize| -> u64 {
+        t.wake_classes
+            .iter()
+            .filter(|c| c.task == "big" && c.woken_onto == "big")
+            .map(|c| c.counts[v])
+            .sum()
+    };
+    let big_on_little = |v: usize| -> u64 {
+        t.wake_classes
+            .iter()
+            .filter(|c| c.task == "big" && c.woken_onto == "little")
+            .map(|c| c.counts[v])
+            .sum()
+    };
+    assert_eq!(
+        big_on_little(2),
+        0,
+        "the merged series never wakes a big task on an A7"
+    );
+    assert!(
+        big_on_big(2) > big_on_big(0),
+        "{} vs {}",
+        big_on_big(2),
+        big_on_big(0)
+    );
+}
+
+#[test]
+fn e2_frequency_invariance_helps_a_light_load_and_not_saturation() {
+    let t = table("cascadelake-fi-kernbench", 1, Some(vec![2, 192]));
+    let light = (
+        mean(&t, 0, "schedutil"),
+        mean(&t, 0, "schedutil-freq-invariant"),
+    );
+    assert!(light.1 < light.0 * 0.8, "make -j2: {light:?}");
+    let full = (
+        mean(&t, 1, "schedutil"),
+        mean(&t, 1, "schedutil-freq-invariant"),
+    );
+    assert!((full.1 / full.0 - 1.0).abs() < 0.1, "make -j192: {full:?}");
+    let git = table("cascadelake-fi-gitsource", 1, None);
+    assert!(mean(&git, 0, "schedutil-freq-invariant") < mean(&git, 0, "schedutil") * 0.8);
+}
+
+#[test]
+fn e3_histogram_counts_every_run() {
+    let t = {
+        let mut s = builtin("power9-bigcore-asym-smt").unwrap();
+        s.runs = 4;
+        let plan = Plan::new(&s).unwrap();
+        let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        plan.table_of(&results, schedlab_core::experiment::Quantity::Value)
+    };
+    assert_eq!(t.histogram.len(), 3);
+    for h in &t.histogram {
+        assert_eq!(
+            h.buckets.iter().map(|b| b.1).sum::<u64>(),
+            4,
+            "{}",
+            h.variant
+        );
+        assert!(h.buckets.iter().all(|b| b.0 % 5000.0 == 0.0));
+    }
+}
