@@ -142,6 +142,9 @@ pub struct KernelConfig {
     /// `select_idle_sibling()` is capacity-aware under SD_ASYM_CPUCAPACITY_FULL:
     /// `select_idle_capacity()` (v5.7+) and `asym_fits_cpu()` on the early candidates (v5.10+).
     pub sis_asym_capacity: bool,
+    /// util_est (v4.17+, v5.7 form): a task's utilization estimate survives its sleeps, and a
+    /// CPU's utilization is at least the sum of its enqueued tasks' estimates.
+    pub util_est: bool,
     /// `SD_ASYM_PACKING` levels and priority; `None` in mainline arm64.
     pub asym_packing: Option<AsymPacking>,
     pub smt_domain: SmtDomainSpan,
@@ -196,6 +199,7 @@ impl KernelConfig {
             arch_cpu_capacity: true,
             asym_cpucapacity_detection: false,
             misfit: false,
+            util_est: false,
             wake_cap: false,
             balance_wake_on_asym: false,
             find_idlest: FindIdlest::SpareCapacity,
@@ -230,6 +234,7 @@ impl KernelConfig {
             pelt_invariance: PeltInvariance::ScaleTime,
             asym_cpucapacity_detection: true,
             misfit: true,
+            util_est: true,
             find_idlest: FindIdlest::Classify,
             sis_asym_capacity: true,
             smt_domain: SmtDomainSpan::SharingGroup,

@@ -141,3 +141,19 @@ fn e3_histogram_counts_every_run() {
         assert!(h.buckets.iter().all(|b| b.0 % 5000.0 == 0.0));
     }
 }
+
+#[test]
+fn invariants_hold_in_a_wake_up_heavy_util_est_run() {
+    let mut s = builtin("cascadelake-fi-tbench").unwrap();
+    s.runs = 1;
+    s.sweep.as_mut().unwrap().values = vec![8];
+    #[allow(irrefutable_let_patterns)]
+    if let schedlab_core::workload::WorkloadSpec::Tbench(t) = &mut s.workload {
+        t.duration_ms = 20;
+        t.warmup_ms = 10;
+    }
+    let plan = Plan::new(&s).unwrap();
+    for i in 0..plan.len() {
+        assert_eq!(plan.run_checked(i).unwrap(), plan.run(i).unwrap());
+    }
+}

@@ -236,6 +236,22 @@ impl<'a> Engine<'a> {
                     rq.cfs_tasks.len()
                 )));
             }
+            if self.w.config.util_est {
+                let sum: u64 = members
+                    .iter()
+                    .map(|&t| {
+                        self.w.tasks[t]
+                            .util_est_ewma
+                            .max(self.w.tasks[t].util_est_enqueued)
+                    })
+                    .sum();
+                if sum != rq.util_est_enqueued {
+                    return Err(Error::Scenario(format!(
+                        "invariant: rq {cpu} util_est.enqueued {} but its tasks' estimates sum to {sum}",
+                        rq.util_est_enqueued
+                    )));
+                }
+            }
             if self.w.idle_mask.test(cpu) != (rq.curr.is_none() && rq.nr_running == 0) {
                 return Err(Error::Scenario(format!(
                     "invariant: idle mask out of step on CPU{cpu}"

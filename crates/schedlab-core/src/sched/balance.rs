@@ -698,7 +698,7 @@ impl World {
                     env.imbalance -= load as i64;
                 }
                 MigrationType::Util => {
-                    let util = self.task_util(p);
+                    let util = self.task_util_est(p);
                     // v6.8 (3af7524b1419) relaxes the test after failures; v6.7 and before skip
                     // any task bigger than the imbalance.
                     let tested = if self.config.lb_util_shr_bound {
@@ -713,7 +713,7 @@ impl World {
                 }
                 MigrationType::Task => env.imbalance -= 1,
                 MigrationType::Misfit => {
-                    if fits_capacity(self.task_util(p), self.capacity_of(src)) {
+                    if fits_capacity(self.task_util_est(p), self.capacity_of(src)) {
                         continue;
                     }
                     env.imbalance = 0;
@@ -1000,7 +1000,7 @@ impl World {
         let load = match self.rqs[cpu].curr {
             Some(p)
                 if self.tasks[p].allowed.weight() > 1
-                    && !fits_capacity(self.task_util(p), self.capacity_of(cpu)) =>
+                    && !fits_capacity(self.task_util_est(p), self.capacity_of(cpu)) =>
             {
                 self.tasks[p].avg.load_avg.max(1)
             }

@@ -62,6 +62,10 @@ pub struct Task {
     /// When it last stopped running (for `task_hot()`).
     pub last_ran: Nanos,
     pub avg: SchedAvg,
+    /// `util_est.enqueued`: util_avg at the last dequeue for sleep.
+    pub util_est_enqueued: u64,
+    /// `util_est.ewma`.
+    pub util_est_ewma: u64,
     /// `p->cpus_ptr`.
     pub allowed: CpuMask,
     pub last_wakee: Option<TaskId>,
@@ -99,6 +103,8 @@ impl Task {
             exec_start: now,
             last_ran: 0,
             avg: SchedAvg::default(),
+            util_est_enqueued: 0,
+            util_est_ewma: 0,
             allowed,
             last_wakee: None,
             wakee_flips: 0,
@@ -134,6 +140,8 @@ pub struct Rq {
     /// `rq->next_balance` in jiffies.
     pub next_balance: u64,
     pub misfit_task_load: u64,
+    /// `cfs_rq->avg.util_est.enqueued`: sum of the enqueued tasks' estimates.
+    pub util_est_enqueued: u64,
     /// `cfs_rq->skip`: the task that yielded.
     pub skip: Option<TaskId>,
     /// An active balance is queued for this CPU's stopper.
@@ -264,6 +272,7 @@ impl World {
                 next_balance: 0,
                 misfit_task_load: 0,
                 skip: None,
+                util_est_enqueued: 0,
                 active_balance: false,
                 rate: 0,
                 last_account: 0,

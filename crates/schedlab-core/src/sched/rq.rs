@@ -262,6 +262,8 @@ impl World {
             Enqueue::Migrated => self.attach_entity_load_avg(cpu, t),
         }
         let prev_nr = self.rqs[cpu].nr_running;
+        let est = self.task_util_est_only(t);
+        self.rqs[cpu].util_est_enqueued += est;
         self.tasks[t].state = TaskState::Runnable;
         self.queue_insert(cpu, t);
         let rq = &mut self.rqs[cpu];
@@ -279,6 +281,9 @@ impl World {
     /// `dequeue_task_fair()`. For a sleep, the task keeps its signals attached to this CPU (they
     /// decay as blocked load); for a migration they are detached.
     pub fn dequeue_task(&mut self, cpu: usize, t: TaskId, migrating: bool) {
+        // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
+        let est = self.task_util_est_only(t);
+        self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
         self.update_curr(cpu);
         self.update_load_avg(cpu, Some(t));
         if self.rqs[cpu].curr == Some(t) {
@@ -293,6 +298,8 @@ impl World {
         }
         if migrating {
             self.detach_entity_load_avg(cpu, t);
+        } else if self.config.util_est {
+            self.util_est_update(cpu, t);
         }
         self.update_min_vruntime(cpu);
         self.update_idle_mask(cpu);
@@ -383,28 +390,73 @@ impl World {
         }
     }
 
-    /// `task_util()`.
+    /// `task_util()`: the PELT signal alone.
     pub fn task_util(&self, t: TaskId) -> u64 {
         self.tasks[t].avg.util_avg
     }
 
-    /// `cpu_util_cfs()`: the cfs_rq's util_avg clamped to the CPU's capacity.
+    /// `_task_util_est()`: max(ewma, enqueued), or 0 without util_est.
+    fn task_util_est_only(&self, t: TaskId) -> u64 {
+        if !self.config.util_est {
+            return 0;
+        }
+        self.tasks[t]
+            .util_est_ewma
+            .max(self.tasks[t].util_est_enqueued)
+    }
+
+    /// `task_util_est()`: what placement and balancing read for a task.
+    pub fn task_util_est(&self, t: TaskId) -> u64 {
+        self.task_util(t).max(self.task_util_est_only(t))
+    }
+
+    /// `cpu_util_cfs()` (v5.7): max(util_avg, util_est.enqueued) clamped to the CPU's capacity.
     pub fn cpu_util(&self, cpu: usize) -> u64 {
-        self.rqs[cpu]
-            .avg
-            .util_avg
-            .min(self.arch_scale_cpu_capacity(cpu))
+        let rq = &self.rqs[cpu];
+        let util = if self.config.util_est {
+            rq.avg.util_avg.max(rq.util_est_enqueued)
+        } else {
+            rq.avg.util_avg
+        };
+        util.min(self.arch_scale_cpu_capacity(cpu))
     }
 
     /// `cpu_util_without()`: the CPU's utilization without `p`'s contribution if it is attached here.
     pub fn cpu_util_without(&self, cpu: usize, p: TaskId) -> u64 {
-        let util = self.rqs[cpu].avg.util_avg;
-        let util = if self.tasks[p].cpu == cpu && self.tasks[p].state != TaskState::Exited {
-            util.saturating_sub(self.task_util(p))
-        } else {
-            util
-        };
+        let rq = &self.rqs[cpu];
+        let here = self.tasks[p].cpu == cpu && self.tasks[p].state != TaskState::Exited;
+        let mut util = rq.avg.util_avg;
+        if here {
+            util = util.saturating_sub(self.task_util(p));
+        }
+        if self.config.util_est {
+            let mut est = rq.util_est_enqueued;
+            if here && self.tasks[p].state == TaskState::Runnable {
+                est = est.saturating_sub(self.task_util_est_only(p));
+            }
+            util = util.max(est);
+        }
         util.min(self.arch_scale_cpu_capacity(cpu))
+    }
+
+    /// `util_est_update()` at a dequeue for sleep (v5.7 `util_est_dequeue()`): remember util_avg,
+    /// and move the EWMA a quarter of the way to it (at once when it grew, UTIL_EST_FASTUP), unless
+    /// within 1% or the task used more than the CPU could give.
+    fn util_est_update(&mut self, cpu: usize, t: TaskId) {
+        let util = self.task_util(t);
+        let cap = self.arch_scale_cpu_capacity(cpu);
+        let task = &mut self.tasks[t];
+        task.util_est_enqueued = util;
+        if task.util_est_ewma < util {
+            task.util_est_ewma = util;
+            return;
+        }
+        let diff = util as i64 - task.util_est_ewma as i64;
+        if diff.abs() < (crate::units::SCHED_CAPACITY_SCALE / 100) as i64 || util > cap {
+            return;
+        }
+        // UTIL_EST_WEIGHT_SHIFT = 2
+        task.util_est_ewma = (((task.util_est_ewma as i64) << 2) + diff).max(0) as u64 >> 2;
     }
 
     /// `cpu_load()`.

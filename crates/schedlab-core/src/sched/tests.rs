@@ -246,3 +246,36 @@ fn the_v1_rule_migrates_a_task_at_the_first_attempt() {
     );
     assert_eq!(w.rqs[0].nr_running, 1);
 }
+
+#[test]
+fn util_est_remembers_a_sleeping_task_and_feeds_cpu_util() {
+    let mut w = world("hikey960", "v6.8", &[]);
+    let t = add_task(&mut w, 4, 600);
+    // Sleep: the estimate takes util_avg at once when it grew (UTIL_EST_FASTUP).
+    w.dequeue_task(4, t, false);
+    assert_eq!(
+        (w.tasks[t].util_est_enqueued, w.tasks[t].util_est_ewma),
+        (600, 600)
+    );
+    // A smaller activation moves the EWMA a quarter of the way: 600 + (200 - 600) / 4 = 500.
+    w.tasks[t].avg.util_avg = 200;
+    w.enqueue_task(4, t, Enqueue::Wakeup { migrated: false });
+    w.tasks[t].avg.util_avg = 200;
+    w.dequeue_task(4, t, false);
+    assert_eq!(
+        (w.tasks[t].util_est_enqueued, w.tasks[t].util_est_ewma),
+        (200, 500)
+    );
+    // Woken on a CPU with no history, the CPU's utilization is at least the estimate.
+    w.tasks[t].avg.util_avg = 0;
+    w.rqs[5].avg.util_avg = 0;
+    w.tasks[t].cpu = 5;
+    w.enqueue_task(5, t, Enqueue::Wakeup { migrated: false });
+    assert_eq!(w.cpu_util(5), 500);
+    assert_eq!(w.task_util_est(t), 500);
+    // Without util_est (v4.16), only PELT counts.
+    let mut old = world("hikey960", "v4.16", &[]);
+    let u = add_task(&mut old, 4, 600);
+    old.dequeue_task(4, u, false);
+    assert_eq!(old.task_util_est(u), old.task_util(u));
+}

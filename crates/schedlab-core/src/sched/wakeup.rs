@@ -165,7 +165,7 @@ impl World {
             return false;
         }
         // capacity_margin = 1280
-        min_cap * 1024 < self.task_util(p) * 1280
+        min_cap * 1024 < self.task_util_est(p) * 1280
     }
 
     /// `select_task_rq_fair()`: where `p` goes when woken by `waker` running on `cpu` (None: a timer
@@ -243,7 +243,7 @@ impl World {
                 fork: kind == WakeKind::Fork,
                 prev_cpu,
                 waker_cpu: waker.map(|_| cpu),
-                task_util: self.task_util(p),
+                task_util: self.task_util_est(p),
                 wake_wide: wide,
                 wake_cap: cap,
                 want_affine,
@@ -272,7 +272,7 @@ impl World {
     ) {
         let min_cap = self.min_capacity_orig;
         let big = |cpu: usize| self.topo.capacity_orig(cpu) > min_cap;
-        let task_big = !fits_capacity(self.task_util(p), min_cap);
+        let task_big = !fits_capacity(self.task_util_est(p), min_cap);
         let idx = crate::trace::WakeClass {
             task_big,
             prev_big: big(prev),
@@ -289,7 +289,7 @@ impl World {
         if !self.config.sis_asym_capacity || self.sd.sd_asym_cpucapacity[cpu].is_none() {
             return true;
         }
-        fits_capacity(self.task_util(p), self.capacity_of(cpu))
+        fits_capacity(self.task_util_est(p), self.capacity_of(cpu))
     }
 
     /// `select_idle_sibling()`: target if idle, else prev, else recent_used_cpu if they share the
@@ -346,7 +346,7 @@ impl World {
     /// idle CPU with the most capacity.
     fn select_idle_capacity(&self, p: TaskId, sd: usize, target: usize) -> usize {
         let span = self.sd.domains[sd].span.and(&self.tasks[p].allowed);
-        let util = self.task_util(p);
+        let util = self.task_util_est(p);
         let mut best_cap = 0;
         let mut best_cpu = None;
         for cpu in span.iter_wrap(target) {
@@ -573,7 +573,7 @@ impl World {
                 s.idle_cpus += 1;
             }
             if dom.has(SD_ASYM_CPUCAPACITY)
-                && !fits_capacity(self.task_util(p), self.capacity_of(i))
+                && !fits_capacity(self.task_util_est(p), self.capacity_of(i))
             {
                 s.group_misfit_task_load = 1;
             }
