@@ -170,6 +170,8 @@ test('the domain view shows SD_ASYM_PACKING at MC for the patched variant only',
     const flags = await mcFlags();
     assert(flags.length > 0, `no MC level shown for ${v}`);
     results[v] = flags.filter((f) => f.includes('SD_ASYM_PACKING')).length;
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.locator('#topology').screenshot({ path: path.join(SHOTS, `domains-${v}.png`) });
   }
   const [mainline, ...patched] = variants;
   assert(results[mainline] === 0, `mainline (${mainline}) has SD_ASYM_PACKING at MC on ${results[mainline]} CPUs`);

@@ -266,6 +266,8 @@ pub struct CpuVm {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LevelVm {
     pub span: String,
+    /// `sd->imbalance_pct`: how much busier the busiest group must be before load balancing acts.
+    pub imbalance_pct: String,
     pub flags: Vec<String>,
     /// `(span, capacity)` of each group, in the kernel's order (the local group first).
     pub groups: Vec<(String, String)>,
@@ -293,6 +295,7 @@ impl DomainsVm {
                     .map(|name| {
                         c.levels.iter().find(|l| &l.level == name).map(|l| LevelVm {
                             span: l.span.to_string(),
+                            imbalance_pct: l.imbalance_pct.to_string(),
                             flags: l.flags.iter().map(|f| f.to_string()).collect(),
                             groups: l
                                 .groups
@@ -432,5 +435,6 @@ mod tests {
         );
         assert!(vm.cpus[1].levels[0].is_none());
         assert_eq!(vm.cpus[1].capacity, "1024");
+        assert_eq!(vm.cpus[0].levels[0].as_ref().unwrap().imbalance_pct, "117");
     }
 }

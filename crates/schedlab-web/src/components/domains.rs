@@ -39,7 +39,10 @@ pub fn Domains(props: &DomainsProps) -> Html {
             Some(l) => html! {
                 <td class="level" data-cpu={c.cpu.clone()} data-level={name.clone()}
                     data-flags={l.flags.join(" ")}>
-                    <div class="span">{"span "}<b>{ l.span.clone() }</b></div>
+                    <div class="span">
+                        {"span "}<b>{ l.span.clone() }</b>
+                        <span class="imb" title="sd->imbalance_pct">{ format!(" · imbalance_pct {}", l.imbalance_pct) }</span>
+                    </div>
                     <div class="flags">
                         { for l.flags.iter().map(|f| html! {
                             <span class={classes!("flag", f.contains("ASYM").then_some("asym"))}>{ f.clone() }</span>
