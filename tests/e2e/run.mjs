@@ -25,7 +25,7 @@ function assert(cond, msg) {
 }
 
 /** Opens the page, recording console errors, page errors and every request's host. */
-async function open(ctx, base, query = '', viewport = { width: 1280, height: 900 }) {
+async function open(ctx, base, query = `?scenario=${SCENARIO}`, viewport = { width: 1280, height: 900 }) {
   const page = await ctx.context.newPage();
   await page.setViewportSize(viewport);
   const errors = [];
@@ -94,6 +94,21 @@ test('the page loads with no console errors and nothing from outside 127.0.0.1',
   assert(options.includes(SCENARIO), `scenario list ${options} lacks ${SCENARIO}`);
   assert(await page.isEnabled('#run'), 'Run is disabled on a fresh page');
   assert(await page.isDisabled('#cancel'), 'Cancel is enabled with nothing running');
+  await page.close();
+});
+
+test('every built-in scenario loads: its summary and sched domains show, with no errors', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  const names = await page.$$eval('#scenario option', (os) => os.map((o) => o.value));
+  for (const name of names) {
+    await page.selectOption('#scenario', name);
+    await page.waitForFunction((n) => document.querySelector('#scenario').value === n, name);
+    await page.waitForSelector('#domains td.level', { timeout: 10000 });
+    assert(await page.isEnabled('#run'), `${name}: Run is disabled (${await page.textContent('#controls')})`);
+    assert((await page.textContent('#scenario-summary')).length > 0, `${name}: no summary`);
+  }
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  console.log(`    ${names.length} scenarios`);
   await page.close();
 });
 
@@ -195,7 +210,7 @@ test('New seed draws a different seed; a link with runs and seed fills the form'
 });
 
 test('the bench hook reports elapsed ms (?bench=1)', async (ctx, base) => {
-  const { page, errors } = await open(ctx, base, '?bench=1&runs=1');
+  const { page, errors } = await open(ctx, base, `?scenario=${SCENARIO}&bench=1&runs=1`);
   await page.waitForSelector('#bench-result[data-state="done"], #bench-result[data-state="failed"]', {
     timeout: RUN_TIMEOUT,
   });
@@ -213,7 +228,7 @@ test('screenshots at 1280x900 and 390x844, no sideways scrolling on a phone', as
     ['desktop-1280x900', { width: 1280, height: 900 }],
     ['phone-390x844', { width: 390, height: 844 }],
   ]) {
-    const { page, errors } = await open(ctx, base, '', viewport);
+    const { page, errors } = await open(ctx, base, undefined, viewport);
     await runInPage(page, 3, 1);
     await waitDone(page);
     await page.waitForTimeout(300);
