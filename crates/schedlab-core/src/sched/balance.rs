@@ -5,8 +5,8 @@
 //! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
 //!
 //! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA imbalance
-//! allowance; `LBF_DST_PINNED` retries and `sgc->imbalance` (group_imbalanced from pinned tasks) are
-//! not modelled yet; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
+//! allowance; `LBF_DST_PINNED` retries (another CPU of the local group trying the pinned tasks) are
+//! not modelled; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
 //! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
 
@@ -76,6 +76,8 @@ pub struct SgStats {
     pub group_type: GroupType,
     pub group_asym_packing: bool,
     pub group_smt_balance: bool,
+    /// `sg_imbalanced()`: a balance pass below could not fix an imbalance because of affinity.
+    pub group_imbalanced: bool,
     pub group_misfit_task_load: u64,
 }
 
@@ -103,6 +105,8 @@ fn group_has_capacity(imbalance_pct: u64, sgs: &SgStats) -> bool {
 pub fn group_classify(imbalance_pct: u64, sgs: &SgStats) -> GroupType {
     if group_is_overloaded(imbalance_pct, sgs) {
         GroupType::Overloaded
+    } else if sgs.group_imbalanced {
+        GroupType::Imbalanced
     } else if sgs.group_asym_packing {
         GroupType::AsymPacking
     } else if sgs.group_smt_balance {
@@ -135,6 +139,8 @@ pub struct LbEnv {
     pub migration_type: MigrationType,
     pub cpus: CpuMask,
     pub all_pinned: bool,
+    /// LBF_SOME_PINNED: a candidate task may not run on the destination CPU.
+    pub some_pinned: bool,
     pub active_lb: bool,
     /// For the decision log: the busiest group found and the imbalance computed for it.
     pub busiest_group: Option<usize>,
@@ -243,6 +249,7 @@ impl World {
         }
         sgs.group_capacity = g.capacity;
         sgs.group_weight = g.weight;
+        sgs.group_imbalanced = self.group_imbalance[env.sd][group];
         if !local_group
             && dom.has(SD_ASYM_PACKING)
             && env.idle != CpuIdleType::NotIdle
@@ -646,6 +653,7 @@ impl World {
     /// `can_migrate_task()`.
     fn can_migrate_task(&self, env: &mut LbEnv, p: TaskId) -> bool {
         if !self.tasks[p].allowed.test(env.dst_cpu) {
+            env.some_pinned = true;
             return false;
         }
         env.all_pinned = false;
@@ -844,6 +852,7 @@ impl World {
             migration_type: MigrationType::Load,
             cpus: self.sd.domains[sd].span,
             all_pinned: false,
+            some_pinned: false,
             active_lb: false,
             busiest_group: None,
             imbalance_found: 0,
@@ -868,6 +877,11 @@ impl World {
             env.all_pinned = true;
             if self.rqs[busiest].nr_running > 1 {
                 out.moved += self.detach_tasks(&mut env);
+                // Affinity kept us from reaching balance: flag our group at the parent level so
+                // the parent's balance treats it as group_imbalanced.
+                if env.some_pinned && env.imbalance > 0 {
+                    self.set_parent_group_imbalance(this_cpu, level, true);
+                }
                 if env.all_pinned {
                     env.cpus.clear(busiest);
                     if !env.cpus.is_subset_of(
@@ -912,10 +926,21 @@ impl World {
             let result = out.result();
             return (out, result, env);
         }
-        // out_balanced
+        // out_balanced: clear the flag if other tasks got a chance to move and fix the imbalance.
+        if !env.all_pinned {
+            self.set_parent_group_imbalance(this_cpu, level, false);
+        }
         self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
         self.tune_up_interval(this_cpu, level, idle, env.all_pinned);
         (out, result, env)
+    }
+
+    /// `sd_parent->groups->sgc->imbalance`: the flag of `cpu`'s group in the level above `level`.
+    fn set_parent_group_imbalance(&mut self, cpu: usize, level: usize, on: bool) {
+        if let Some(&parent) = self.sd.per_cpu[cpu].get(level + 1) {
+            let g = self.sd.domains[parent].local_group(cpu);
+            self.group_imbalance[parent][g] = on;
+        }
     }
 
     /// `out_one_pinned`: back off the balance interval when balanced or pinned.

@@ -199,6 +199,8 @@ pub struct World {
     pub smt_active: bool,
     /// `arch_scale_cpu_capacity()` of each CPU.
     pub arch_capacity: Vec<u64>,
+    /// `sgc->imbalance` of each group of each domain.
+    pub group_imbalance: Vec<Vec<bool>>,
     /// CPUs with nothing running or queued (`idle_cpu()`), kept up to date by the runqueue code.
     pub idle_mask: CpuMask,
     /// The smallest hardware capacity: CPUs above it are "big".
@@ -253,6 +255,11 @@ impl World {
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
         let ncores = topo.cores.len();
+        let group_imbalance = sd
+            .domains
+            .iter()
+            .map(|d| vec![false; d.groups.len()])
+            .collect();
         let min_capacity_orig = topo.capacities().first().copied().unwrap_or(1024) as u64;
         let arch_capacity = (0..n)
             .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
@@ -300,6 +307,7 @@ impl World {
             smt_active,
             min_capacity_orig,
             idle_mask: CpuMask::first_n(n),
+            group_imbalance,
             arch_capacity,
             busy_since: vec![None; n],
             busy_ns: vec![0; n],

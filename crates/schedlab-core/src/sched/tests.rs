@@ -279,3 +279,45 @@ fn util_est_remembers_a_sleeping_task_and_feeds_cpu_util() {
     old.dequeue_task(4, u, false);
     assert_eq!(old.task_util_est(u), old.task_util(u));
 }
+
+#[test]
+fn pinned_tasks_mark_the_parent_group_imbalanced() {
+    // Classic HiKey960 (v6.8): three tasks pinned to CPU 4. CPU 5's MC balance cannot move any;
+    // it flags the big cluster's group at DIE, where a little CPU then sees it group_imbalanced.
+    let mut w = world("hikey960", "v6.8", &[]);
+    for _ in 0..3 {
+        let t = add_task(&mut w, 4, 300);
+        w.tasks[t].allowed = crate::cpumask::CpuMask::single(4);
+    }
+    w.log = Some(Vec::new());
+    let out = w.load_balance(5, 0, CpuIdleType::Idle);
+    assert_eq!(out.moved, 0);
+    let die = w.sd.per_cpu[5][1];
+    let big = w.sd.domains[die].local_group(5);
+    assert!(
+        w.group_imbalance[die][big],
+        "sgc->imbalance set on the parent's group"
+    );
+    w.load_balance(0, 1, CpuIdleType::Idle);
+    let Some(super::log::Decision::Balance(b)) = w.log.as_ref().unwrap().last().cloned() else {
+        panic!()
+    };
+    let seen = b.groups.iter().find(|g| g.cpus.test(4)).unwrap();
+    assert_eq!(seen.group_type, GroupType::Imbalanced);
+    // Unpinned, the tasks move; the first pass that then finds balance clears the flag.
+    for t in 0..3 {
+        w.tasks[t].allowed = w.topo.all_cpus();
+    }
+    assert_eq!(w.load_balance(5, 0, CpuIdleType::Idle).moved, 1);
+    assert!(
+        w.group_imbalance[die][big],
+        "only a balanced pass clears it"
+    );
+    settle(&mut w);
+    for cpu in [6, 7] {
+        w.load_balance(cpu, 0, CpuIdleType::Idle);
+    }
+    settle(&mut w);
+    w.load_balance(6, 0, CpuIdleType::Idle);
+    assert!(!w.group_imbalance[die][big]);
+}

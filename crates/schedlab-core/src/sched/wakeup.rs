@@ -580,6 +580,7 @@ impl World {
         }
         s.group_capacity = g.capacity;
         s.group_weight = g.weight;
+        s.group_imbalanced = self.group_imbalance[d][group];
         s.group_type = group_classify(dom.imbalance_pct as u64, &s);
         if matches!(s.group_type, GroupType::FullyBusy | GroupType::Overloaded) {
             s.avg_load = s.group_load * 1024 / s.group_capacity.max(1);
