@@ -321,3 +321,51 @@ fn pinned_tasks_mark_the_parent_group_imbalanced() {
     w.load_balance(6, 0, CpuIdleType::Idle);
     assert!(!w.group_imbalance[die][big]);
 }
+
+#[test]
+fn asym_packing_at_smt_pulls_the_second_thread_onto_the_other_small_core() {
+    // POWER9 big core, one SMT domain over its 8 threads with SD_ASYM_PACKING, lower thread first.
+    // Threads 0 and 2 (both in small core {0,2,4,6}) are busy; idle thread 1 (the other small
+    // core) is preferred over thread 2 and pulls its running task by active balance.
+    let mut w = world("power9-smt8", "v4.16", &["power-asym-smt"]);
+    add_task(&mut w, 0, 800);
+    add_task(&mut w, 2, 800);
+    let smt = &w.sd.domains[w.sd.per_cpu[1][0]];
+    assert_eq!(smt.span.to_string(), "0-7");
+    assert!(smt.has(crate::domains::flags::SD_ASYM_PACKING));
+    let out = w.load_balance(1, 0, CpuIdleType::Idle);
+    assert!(out.active);
+    assert_eq!(w.pending_active, vec![(2, 1)]);
+    // Without the patch the SMT domain is blind to small cores: nothing moves.
+    let mut w = world("power9-smt8", "v4.16", &[]);
+    add_task(&mut w, 0, 800);
+    add_task(&mut w, 2, 800);
+    let out = w.load_balance(1, 0, CpuIdleType::Idle);
+    assert!(!out.active && out.moved == 0);
+}
+
+#[test]
+fn wake_cap_sends_a_big_task_to_the_slow_path() {
+    // TC2 with the 2016 series: a task of util 600 last ran on an A7 (430) and is woken from an
+    // A7: it does not fit ~80% of min(430, 430), so want_affine is off and SD_BALANCE_WAKE's slow
+    // path picks an idle A15.
+    let mut w = world("tc2", "v4.9", &["asym-cpu-capacity-2016"]);
+    let waker = add_task(&mut w, 3, 100);
+    let p = w.tasks.len();
+    let all = w.topo.all_cpus();
+    w.tasks.push(Task::new(p, 2, all, 0, None, w.now));
+    w.tasks[p].avg.util_avg = 600;
+    assert!(w.wake_cap(p, 3, 2));
+    let (target, path) = w.select_task_rq_fair(p, Some(waker), 3, WakeKind::Wakeup { sync: false });
+    assert_eq!(path, super::wakeup::Placement::SlowPath);
+    assert!(
+        w.topo.capacity_orig(target) == 1024,
+        "woken onto CPU{target}"
+    );
+    // A small task fits: the fast path keeps it in the A7 cluster.
+    w.tasks[p].avg.util_avg = 100;
+    assert!(!w.wake_cap(p, 3, 2));
+    let (target, path) = w.select_task_rq_fair(p, Some(waker), 3, WakeKind::Wakeup { sync: false });
+    assert_eq!(path, super::wakeup::Placement::FastPath);
+    assert_eq!(w.topo.capacity_orig(target), 430);
+}
