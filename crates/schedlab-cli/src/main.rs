@@ -121,8 +121,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
+            // A reader that stops early (`| head`) is not an error.
+            use std::io::Write;
+            match std::io::stdout().lock().write_all(out.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("schedlab: cannot write the output: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            }
         }
         Err(e) => {
             eprintln!("schedlab: {e}");

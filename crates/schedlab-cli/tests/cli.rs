@@ -1,0 +1,97 @@
+//! The command line as a user meets it: documented JSON, one-line errors with a non-zero status.
+
+use std::process::{Command, Stdio};
+
+fn schedlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn reproduce_prints_the_documented_json() {
+    let (code, out, _) = schedlab(&[
+        "reproduce",
+        "hikey960-asym-packing",
+        "--runs",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "scenario",
+        "metric",
+        "unit",
+        "higher_is_better",
+        "variants",
+        "rows",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let cell = &v["rows"][0]["cells"][0];
+    for key in ["variant", "mean", "stddev", "min", "max", "runs"] {
+        assert!(cell.get(key).is_some(), "missing cells[].{key}");
+    }
+    assert_eq!(v["rows"].as_array().unwrap().len(), 8);
+    assert_eq!(cell["runs"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn bad_input_is_one_line_on_stderr_and_status_1() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{ not json").unwrap();
+    let impossible = dir.join("impossible.json");
+    let (_, shown, _) = schedlab(&["show", "hikey960-asym-packing"]);
+    std::fs::write(
+        &impossible,
+        shown.replace(
+            "\"preset\": \"hikey960-dynamiq\"",
+            "\"custom\": {\"name\": \"x\", \"llc\": \"cluster\", \"clusters\": []}",
+        ),
+    )
+    .unwrap();
+    for args in [
+        vec!["domains", "hikey961"],
+        vec!["reproduce", "no-such-scenario"],
+        vec!["run", bad.to_str().unwrap()],
+        vec!["run", impossible.to_str().unwrap()],
+        vec!["domains", "hikey960", "--patch", "nope"],
+    ] {
+        let (code, out, err) = schedlab(&args);
+        assert_eq!(code, 1, "{args:?}");
+        assert!(out.is_empty(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("schedlab: "), "{args:?}: {err}");
+    }
+    let (_, _, err) = schedlab(&["run", impossible.to_str().unwrap()]);
+    assert!(err.contains("no clusters"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["trace", "hikey960-asym-packing", "--run", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
