@@ -46,14 +46,7 @@ impl World {
 
     /// Busy cores (any thread running) in a package.
     fn active_cores(&self, package: usize) -> u32 {
-        let mut n = 0;
-        for core in &self.topo.cores {
-            let first = core.first().unwrap();
-            if self.topo.cpus[first].package == package && core.iter().any(|c| !self.idle_cpu(c)) {
-                n += 1;
-            }
-        }
-        n
+        self.active_cores[package]
     }
 
     /// The highest frequency a domain may run at right now.
@@ -154,9 +147,10 @@ impl World {
                 }
                 let hw_max = self.hw_max_khz(fd) as u64;
                 let next = hw_max * 5 / 4 * busy_max.min(elapsed) / elapsed;
-                let marks: Vec<u64> = dom.cpus.iter().map(|c| self.busy_ns_until_now(c)).collect();
+                for (k, c) in dom.cpus.iter().enumerate() {
+                    self.policies[fd].busy_mark[k] = self.busy_ns_until_now(c);
+                }
                 let policy = &mut self.policies[fd];
-                policy.busy_mark.copy_from_slice(&marks);
                 policy.last_update = self.now;
                 policy.updated_once = true;
                 self.resolve_freq(fd, next)

@@ -263,6 +263,21 @@ impl<'a> Engine<'a> {
                 )));
             }
         }
+        for (p, &n) in self.w.active_cores.iter().enumerate() {
+            let busy = self
+                .w
+                .topo
+                .cores
+                .iter()
+                .filter(|c| self.w.topo.cpus[c.first().unwrap()].package == p)
+                .filter(|c| c.iter().any(|i| self.w.busy_since[i].is_some()))
+                .count() as u32;
+            if busy != n {
+                return Err(Error::Scenario(format!(
+                    "invariant: package {p} counts {n} active cores, {busy} are"
+                )));
+            }
+        }
         for (t, task) in self.w.tasks.iter().enumerate() {
             let expect = u32::from(task.state == TaskState::Runnable);
             if seen[t] != expect {

@@ -212,6 +212,8 @@ pub struct World {
     /// How often each CPU went idle (`idle_calls` of the nohz tick code).
     pub idle_calls: Vec<u64>,
     pub energy: crate::power::EnergyMeter,
+    /// Active cores of each package (the turbo budget's input).
+    pub active_cores: Vec<u32>,
     pub counters: Counters,
     /// The decision log, when the run is traced.
     pub log: Option<Vec<log::Decision>>,
@@ -255,6 +257,7 @@ impl World {
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
         let ncores = topo.cores.len();
+        let npackages = topo.packages.len();
         let group_imbalance = sd
             .domains
             .iter()
@@ -313,6 +316,7 @@ impl World {
             busy_ns: vec![0; n],
             idle_calls: vec![0; n],
             energy: crate::power::EnergyMeter::new(ncores),
+            active_cores: vec![0; npackages],
             counters: Counters::default(),
             log: None,
             lb_groups: Vec::new(),
@@ -390,6 +394,8 @@ impl World {
     /// A CPU started (`busy`) or stopped running something: account its busy time and its core's
     /// power.
     pub fn set_cpu_busy(&mut self, cpu: usize, busy: bool) {
+        let core = self.topo.cpus[cpu].core;
+        let core_was_busy = self.core_busy(core);
         match (busy, self.busy_since[cpu]) {
             (true, None) => self.busy_since[cpu] = Some(self.now),
             (false, Some(s)) => {
@@ -399,7 +405,20 @@ impl World {
             }
             _ => {}
         }
-        self.update_core_power(self.topo.cpus[cpu].core);
+        let package = self.topo.cpus[cpu].package;
+        match (core_was_busy, self.core_busy(core)) {
+            (false, true) => self.active_cores[package] += 1,
+            (true, false) => self.active_cores[package] -= 1,
+            _ => {}
+        }
+        self.update_core_power(core);
+    }
+
+    /// A core is active (C0) while any of its threads runs something.
+    fn core_busy(&self, core: usize) -> bool {
+        self.topo.cores[core]
+            .iter()
+            .any(|i| self.busy_since[i].is_some())
     }
 
     /// Recompute a core's power after a change of its busy state or frequency.
@@ -408,8 +427,7 @@ impl World {
         let first = mask.first().unwrap();
         let c = &self.topo.cpus[first];
         let spec = &self.topo.spec.clusters[c.cluster].power;
-        let busy = mask.iter().any(|i| self.busy_since[i].is_some());
-        let uw = if busy {
+        let uw = if self.core_busy(core) {
             let fd = &self.topo.freq_domains[c.freq_domain];
             let khz = self.policies[c.freq_domain].cur_khz as u64;
             spec.busy_uw(khz, fd.min_khz() as u64, fd.peak_khz() as u64)
