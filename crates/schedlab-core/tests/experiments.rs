@@ -157,3 +157,18 @@ fn invariants_hold_in_a_wake_up_heavy_util_est_run() {
         assert_eq!(plan.run_checked(i).unwrap(), plan.run(i).unwrap());
     }
 }
+
+#[test]
+fn invariants_hold_in_hackbench() {
+    let mut s = builtin("ivb-ep-hackbench").unwrap();
+    s.runs = 1;
+    #[allow(irrefutable_let_patterns)]
+    if let schedlab_core::workload::WorkloadSpec::Hackbench(h) = &mut s.workload {
+        h.groups = 10;
+        h.loops = 10;
+    }
+    let plan = Plan::new(&s).unwrap();
+    for i in 0..plan.len() {
+        plan.run_checked(i).unwrap();
+    }
+}

@@ -257,6 +257,25 @@ impl<'a> Engine<'a> {
                     "invariant: idle mask out of step on CPU{cpu}"
                 )));
             }
+            if rq.curr.is_none() && rq.nr_running > 0 {
+                return Err(Error::Scenario(format!(
+                    "invariant: CPU{cpu} has {} runnable tasks and runs none",
+                    rq.nr_running
+                )));
+            }
+            if let Some(t) = rq.curr {
+                // Whatever curr does, its completion event (for this generation) is pending.
+                let armed = self
+                    .heap
+                    .iter()
+                    .any(|Reverse(e)| e.kind == EvKind::RunDone { cpu, gen: rq.gen });
+                if !armed {
+                    return Err(Error::Scenario(format!(
+                        "invariant: CPU{cpu} runs task {t} (work left {}) with no completion event",
+                        self.w.tasks[t].work_left
+                    )));
+                }
+            }
             if rq.queue.windows(2).any(|w| w[0] > w[1]) {
                 return Err(Error::Scenario(format!(
                     "invariant: rq {cpu} queue out of vruntime order"
@@ -520,11 +539,10 @@ impl<'a> Engine<'a> {
         rq.gen = rq.gen.wrapping_add(1);
         let (gen, rate) = (rq.gen, rq.rate);
         let Some(t) = rq.curr else { return };
+        // A run already credited to zero completes now: re-arming must not drop its completion.
         let left = self.w.tasks[t].work_left;
-        if left > 0 {
-            let at = self.w.now + left.div_ceil(rate.max(1));
-            self.push(at, EvKind::RunDone { cpu, gen });
-        }
+        let at = self.w.now + left.div_ceil(rate.max(1));
+        self.push(at, EvKind::RunDone { cpu, gen });
     }
 
     /// A CPU started or stopped running something: SMT siblings' speed and the package's turbo
