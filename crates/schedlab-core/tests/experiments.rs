@@ -172,3 +172,18 @@ fn invariants_hold_in_hackbench() {
         plan.run_checked(i).unwrap();
     }
 }
+
+#[test]
+fn e4_hackbench_on_symmetric_ivb_ep_is_about_neutral() {
+    let t = table("ivb-ep-hackbench", 2, None);
+    let base = &t.rows[0].cells[0];
+    assert!(base.spread_pct < 5.0, "{base:?}");
+    for c in &t.rows[0].cells[1..] {
+        assert!(
+            c.diff_pct.unwrap().abs() < 10.0,
+            "{}: {:?}",
+            c.variant,
+            c.diff_pct
+        );
+    }
+}
