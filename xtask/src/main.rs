@@ -290,24 +290,41 @@ impl Ctx {
 
     // ---- steps ---------------------------------------------------------------------------------
 
-    fn step(&self, title: &str, mut command: Command) -> Result {
+    /// Numbers the next step and prints its header; returns the step number.
+    fn begin_step(&self, title: &str) -> usize {
         let n = self.step.get() + 1;
         self.step.set(n);
         header(&format!("[{n}] {title}"));
+        n
+    }
+
+    /// The end of a step that ran `command`: an error naming it, or the `--- ok` line.
+    fn finish_step(
+        n: usize,
+        title: &str,
+        command: &Command,
+        status: std::process::ExitStatus,
+        t: Instant,
+    ) -> Result {
+        if !status.success() {
+            return Err(format!(
+                "step [{n}] '{title}' failed ({status}); command: {}",
+                show(command)
+            ));
+        }
+        println!("--- [{n}] {title}: ok ({:.0} s)", t.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    fn step(&self, title: &str, mut command: Command) -> Result {
+        let n = self.begin_step(title);
         println!("$ {}", show(&command));
         flush();
         let t = Instant::now();
         let status = command
             .status()
             .map_err(|e| format!("{title}: cannot start {}: {e}", show(&command)))?;
-        if !status.success() {
-            return Err(format!(
-                "step [{n}] '{title}' failed ({status}); command: {}",
-                show(&command)
-            ));
-        }
-        println!("--- [{n}] {title}: ok ({:.0} s)", t.elapsed().as_secs_f64());
-        Ok(())
+        Self::finish_step(n, title, &command, status, t)
     }
 
     /// Like [`Ctx::step`], passing each line of the command's stdout to `on_line` as it prints.
@@ -318,9 +335,7 @@ impl Ctx {
         mut on_line: impl FnMut(&str),
     ) -> Result {
         use std::io::BufRead;
-        let n = self.step.get() + 1;
-        self.step.set(n);
-        header(&format!("[{n}] {title}"));
+        let n = self.begin_step(title);
         println!("$ {}", show(&command));
         flush();
         let t = Instant::now();
@@ -335,21 +350,12 @@ impl Ctx {
             }
         }
         let status = child.wait().map_err(|e| format!("{title}: {e}"))?;
-        if !status.success() {
-            return Err(format!(
-                "step [{n}] '{title}' failed ({status}); command: {}",
-                show(&command)
-            ));
-        }
-        println!("--- [{n}] {title}: ok ({:.0} s)", t.elapsed().as_secs_f64());
-        Ok(())
+        Self::finish_step(n, title, &command, status, t)
     }
 
     fn guard_core_dependencies(&self) -> Result {
         let title = "guard: no wasm-bindgen/js-sys/web-sys/getrandom in the core's wasm32 tree";
-        let n = self.step.get() + 1;
-        self.step.set(n);
-        header(&format!("[{n}] {title}"));
+        let n = self.begin_step(title);
         let args = [
             "tree",
             "-p",

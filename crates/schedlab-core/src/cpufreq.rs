@@ -44,18 +44,13 @@ impl World {
         }
     }
 
-    /// Busy cores (any thread running) in a package.
-    fn active_cores(&self, package: usize) -> u32 {
-        self.active_cores[package]
-    }
-
     /// The highest frequency a domain may run at right now.
     fn hw_max_khz(&self, fd: usize) -> u32 {
         let dom = &self.topo.freq_domains[fd];
         if dom.turbo_bins.is_empty() {
             return dom.reference_khz();
         }
-        dom.max_khz(self.active_cores(dom.package).max(1))
+        dom.max_khz(self.active_cores[dom.package].max(1))
     }
 
     /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP (or turbo bin) at or

@@ -18,7 +18,6 @@ use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
 use crate::sched::wakeup::WakeKind;
 use crate::sched::{Task, TaskId, TaskState, World};
-use crate::topology::Topology;
 use crate::trace::{Counters, MigrateReason, TraceEvent};
 use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
 use crate::workload::{Instance, Metric};
@@ -865,15 +864,4 @@ impl<'a> Engine<'a> {
             });
         }
     }
-}
-
-/// Which CPUs a task may use; used by tests and workloads with affinity.
-pub fn mask_of(topo: &Topology, cpus: &[usize]) -> CpuMask {
-    let mut m = CpuMask::EMPTY;
-    for &c in cpus {
-        if c < topo.nr_cpus() {
-            m.set(c);
-        }
-    }
-    m
 }

@@ -3,7 +3,7 @@
 use super::*;
 use crate::domains::SchedDomains;
 use crate::kernel::{build_config, Governor};
-use crate::topology::presets::preset;
+use crate::topology::{presets::preset, Topology};
 use crate::units::{NSEC_PER_MSEC, WORK_SCALE};
 use crate::workload::{Metric, Op, Program};
 

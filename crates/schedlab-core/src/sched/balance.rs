@@ -1037,7 +1037,7 @@ impl World {
     /// `nohz_balancer_kick()` (v6.8): should a busy CPU's tick wake an idle CPU to balance for all
     /// idle CPUs? Returns the CPU to kick (`find_new_ilb()`: the first idle CPU).
     pub fn nohz_balancer_kick(&mut self, cpu: usize) -> Option<usize> {
-        let idle_mask = self.idle_mask();
+        let idle_mask = self.idle_mask;
         if idle_mask.is_empty() || self.jiffies() < self.nohz_next_balance {
             return None;
         }
@@ -1070,7 +1070,7 @@ impl World {
     /// `_nohz_idle_balance()`: on the ILB CPU, balance every idle CPU whose `next_balance` is due.
     pub fn nohz_idle_balance(&mut self, ilb: usize) {
         let mut next = u64::MAX;
-        let mask = self.idle_mask();
+        let mask = self.idle_mask;
         for cpu in mask.iter_wrap(ilb + 1) {
             if !self.idle_cpu(cpu) {
                 continue;
@@ -1085,11 +1085,6 @@ impl World {
         if next != u64::MAX {
             self.nohz_next_balance = next;
         }
-    }
-
-    /// CPUs in `nohz.idle_cpus_mask`: idle CPUs have their tick stopped.
-    pub fn idle_mask(&self) -> CpuMask {
-        self.idle_mask
     }
 }
 
