@@ -138,7 +138,51 @@ fn e3_histogram_counts_every_run() {
             "{}",
             h.variant
         );
-        assert!(h.buckets.iter().all(|b| b.0 % 5000.0 == 0.0));
+        assert!(h.buckets.iter().all(|b| b.0 % 1000.0 == 0.0));
+    }
+}
+
+/// E3: where the baseline's two ebizzy threads start depends on the CPUs' history, and nothing
+/// moves them afterwards, so some runs share one small core and lose throughput; SMT asym packing
+/// (and the small-core SMT domain's balancer) spread them onto both small cores in every run.
+#[test]
+fn e3_asym_smt_spreads_the_threads_in_every_run_the_baseline_only_sometimes() {
+    let mut s = builtin("power9-bigcore-asym-smt").unwrap();
+    s.runs = 24;
+    let plan = Plan::new(&s).unwrap();
+    let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+    let values = |variant: &str| -> Vec<f64> {
+        let v = s.variants.iter().position(|x| x.name == variant).unwrap();
+        results
+            .iter()
+            .filter(|r| r.variant == v)
+            .map(|r| r.value)
+            .collect()
+    };
+    let spread = |v: &[f64]| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, 0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        (lo, hi)
+    };
+    let base = values("baseline");
+    let (lo, hi) = spread(&base);
+    assert!(
+        lo < hi * 0.9,
+        "baseline never shared a small core: {lo}..{hi}"
+    );
+    let shared = base.iter().filter(|&&x| x < hi * 0.9).count();
+    assert!(
+        (3..=18).contains(&shared),
+        "{shared} of 24 baseline runs shared a small core"
+    );
+    for variant in ["asym-smt", "small-core-smt"] {
+        let v = values(variant);
+        let (vlo, vhi) = spread(&v);
+        assert!(
+            vlo > hi * 0.97,
+            "{variant}: {vlo}..{vhi} vs baseline best {hi}"
+        );
     }
 }
 

@@ -8,16 +8,18 @@
 //! progress so far is accounted and the CPU's completion event is re-armed; stale events are
 //! recognised by a per-CPU generation number.
 //!
-//! Sources of run-to-run variation, all drawn from the run's RNG: the CPU the first task starts on
-//! (the shell's CPU), and per-execution jitter of `Run` ops (start-up work, event work).
+//! Sources of run-to-run variation, all drawn from the run's RNG: the order in which the CPUs last
+//! went idle before the run (`idle_stamp`, see `draw_idle_history`), the CPU the first task starts
+//! on (the shell's CPU), and per-execution jitter of `Run` ops (start-up work, event work).
 
 use crate::cpumask::CpuMask;
 use crate::error::{Error, Result};
+use crate::pelt::{Scale, SchedAvg};
 use crate::rng::Rng;
 use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
 use crate::sched::wakeup::WakeKind;
-use crate::sched::{Task, TaskId, TaskState, World};
+use crate::sched::{Task, TaskId, TaskState, World, NICE_0_LOAD};
 use crate::trace::{Counters, MigrateReason, TraceEvent};
 use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
 use crate::workload::{Instance, Metric};
@@ -36,6 +38,12 @@ struct Channel {
     readers: VecDeque<TaskId>,
     writers: VecDeque<TaskId>,
 }
+
+/// Longest run of a CPU's pre-run housekeeping (see `draw_idle_history`), ns: assumed 2 ms.
+const HISTORY_MAX_RUN: u64 = 2_000_000;
+/// Longest time since a CPU's pre-run housekeeping went to sleep, ns: assumed 64 ms (two PELT
+/// half-lives), so some CPUs carry visible blocked load and others almost none.
+const HISTORY_MAX_IDLE: u64 = 64_000_000;
 
 /// Bounds that keep a run finite and a page responsive; exceeding one is an error, not a hang.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -360,6 +368,7 @@ impl<'a> Engine<'a> {
                 self.trace_freq(fd);
             }
         }
+        self.draw_idle_history();
         // The shell's CPU: uniform over the CPUs the workload may use (`taskset`).
         let start_mask = self
             .inst
@@ -651,6 +660,40 @@ impl<'a> Engine<'a> {
             }
             self.freq_update(cpu);
             return;
+        }
+    }
+
+    /// What ran before the workload. On a real machine the CPUs are not all pristine when a
+    /// benchmark starts: the shell, `taskset` and per-CPU kworkers ran here and there and left
+    /// (a) blocked load and utilization on their CPU's cfs_rq, decaying, and (b) a different
+    /// `rq->idle_stamp` per CPU. Both steer fork and wake-up placement: `find_idlest_group()`
+    /// breaks ties between idle groups on `avg_load` (which includes blocked load) and
+    /// `find_idlest_group_cpu()` takes the most recently idled CPU. With pristine CPUs every tie
+    /// would go to the first CPU in group order, a regularity no real machine has.
+    ///
+    /// The model: on each CPU a nice-0 kthread (which sleeps, so its load stays attached) ran for a
+    /// time uniform in `0..HISTORY_MAX_RUN` and went to sleep a time uniform in
+    /// `0..HISTORY_MAX_IDLE` before the run starts; its PELT signal is computed by the kernel's
+    /// arithmetic and decayed to t = 0. The order in which the CPUs went idle becomes `idle_stamp`
+    /// 0..n-1 ns (only the order matters, and every CPU that goes idle during the run is later).
+    /// Both bounds are assumptions (a few ms of housekeeping, within the last PELT half-lives).
+    fn draw_idle_history(&mut self) {
+        let n = self.w.nr_cpus();
+        let mut idle_since = Vec::with_capacity(n);
+        for cpu in 0..n {
+            let ran = self.rng.below(HISTORY_MAX_RUN) & !1023;
+            let ago = self.rng.below(HISTORY_MAX_IDLE) & !1023;
+            let mut avg = SchedAvg::default();
+            avg.update(ran, 1, NICE_0_LOAD, 1, true, Scale::Time);
+            avg.update(ran + ago, 1, 0, 0, false, Scale::Time);
+            avg.last_update_time = 0;
+            self.w.rqs[cpu].avg = avg;
+            idle_since.push((ago, cpu));
+        }
+        // Longest ago first: the CPU that went idle last gets the highest stamp.
+        idle_since.sort_unstable_by(|a, b| b.cmp(a));
+        for (rank, &(_, cpu)) in idle_since.iter().enumerate() {
+            self.w.rqs[cpu].idle_stamp = rank as Nanos;
         }
     }
 
