@@ -22,7 +22,10 @@
 //! SKYLAKE_X, `skx_set_max_freq_ratio()`), with the result clamped to 1024.
 //!
 //! Turbo: above the highest OPP, the hardware grants at most the turbo bin for the package's number
-//! of active cores. Simplifications: frequency changes take effect at once (no transition latency);
+//! of active cores. A policy keeps the governor's request (`req_khz`, which is `policy->cur` for
+//! the kernel) apart from what the hardware delivers (`cur_khz` = min(request, turbo bin)); when the
+//! number of active cores changes, only the cap is re-applied ([`World::apply_turbo_cap`]): no
+//! governor runs on behalf of another CPU. Simplifications: frequency changes take effect at once (no transition latency);
 //! the x86 frequency scale is the current frequency rather than an APERF/MPERF average over the
 //! last tick; no iowait boost, no uclamp.
 
@@ -45,7 +48,7 @@ impl World {
     }
 
     /// The highest frequency a domain may run at right now.
-    fn hw_max_khz(&self, fd: usize) -> u32 {
+    pub fn hw_max_khz(&self, fd: usize) -> u32 {
         let dom = &self.topo.freq_domains[fd];
         if dom.turbo_bins.is_empty() {
             return dom.reference_khz();
@@ -54,19 +57,17 @@ impl World {
     }
 
     /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP (or turbo bin) at or
-    /// above `target`, within what the hardware allows now.
+    /// above `target`, else the highest. The kernel does not know the turbo bin the hardware will
+    /// grant; the cap applies to what the CPU delivers, not to the request.
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
         let dom = &self.topo.freq_domains[fd];
-        let hw_max = self.hw_max_khz(fd);
-        let opp = dom
-            .opps_khz
+        dom.opps_khz
             .iter()
             .copied()
             .chain(dom.turbo_bins.iter().map(|b| b.mhz * 1000))
             .filter(|&f| f as u64 >= target)
             .min()
-            .unwrap_or(hw_max);
-        opp.min(hw_max)
+            .unwrap_or(dom.peak_khz())
     }
 
     /// Re-evaluates `cpu`'s policy and applies the result. Returns the frequency domain if its
@@ -78,18 +79,33 @@ impl World {
         Some(fd)
     }
 
-    /// Sets a policy's frequency.
+    /// Sets a policy's request; the CPUs run at it, capped by the hardware.
     pub fn set_frequency(&mut self, fd: usize, khz: u32) {
+        self.policies[fd].req_khz = khz;
+        self.policies[fd].cur_khz = khz.min(self.hw_max_khz(fd));
+        self.counters.freq_changes += 1;
+    }
+
+    /// The frequency the hardware delivers to `fd` with its current request, if that differs from
+    /// what it runs at (the package's number of active cores changed its turbo bin).
+    pub fn turbo_capped_khz(&self, fd: usize) -> Option<u32> {
+        let khz = self.policies[fd].req_khz.min(self.hw_max_khz(fd));
+        (khz != self.policies[fd].cur_khz).then_some(khz)
+    }
+
+    /// Applies [`World::turbo_capped_khz`]: the request stays, the delivered frequency follows the
+    /// cap.
+    pub fn apply_turbo_cap(&mut self, fd: usize, khz: u32) {
         self.policies[fd].cur_khz = khz;
         self.counters.freq_changes += 1;
     }
 
-    /// What the governor wants for `cpu`'s policy, if that differs from the current frequency.
+    /// What the governor requests for `cpu`'s policy, if that differs from its last request.
     pub fn cpufreq_target(&mut self, cpu: usize) -> Option<u32> {
         let fd = self.topo.cpus[cpu].freq_domain;
         let dom = &self.topo.freq_domains[fd];
         let target = match self.config.governor {
-            Governor::Performance => self.hw_max_khz(fd),
+            Governor::Performance => dom.peak_khz(),
             Governor::Powersave => dom.min_khz(),
             Governor::Schedutil => {
                 let policy = &self.policies[fd];
@@ -110,7 +126,7 @@ impl World {
                 let reference = if self.config.frequency_invariance {
                     dom.peak_khz()
                 } else {
-                    self.policies[fd].cur_khz
+                    self.policies[fd].req_khz
                 } as u64;
                 // get_next_freq(): map_util_freq() = (freq + freq/4) * util / max.
                 let next = (reference + (reference >> 2)) * util / max;
@@ -122,7 +138,7 @@ impl World {
                 policy.last_update = self.now;
                 policy.updated_once = true;
                 let f = self.resolve_freq(fd, next);
-                if self.config.schedutil_busy_hold && busy && f < self.policies[fd].cur_khz {
+                if self.config.schedutil_busy_hold && busy && f < self.policies[fd].req_khz {
                     return None;
                 }
                 f
@@ -151,7 +167,7 @@ impl World {
                 self.resolve_freq(fd, next)
             }
         };
-        (target != self.policies[fd].cur_khz).then_some(target)
+        (target != self.policies[fd].req_khz).then_some(target)
     }
 }
 
@@ -188,7 +204,7 @@ mod tests {
     #[test]
     fn schedutil_without_invariance_scales_from_the_current_frequency() {
         let mut w = world("hikey960", Governor::Schedutil, false);
-        w.policies[1].cur_khz = 903_000;
+        w.set_frequency(1, 903_000);
         // util 1000/1024 at 903 MHz: 1.25 * 903 * 1000/1024 = 1102 MHz -> 1421, not the max OPP:
         // without invariance a saturated CPU climbs one step per update.
         w.rqs[5].avg.util_avg = 1000;
@@ -269,8 +285,36 @@ mod tests {
         w.cpufreq_update(0);
         assert_eq!(w.policies[0].cur_khz, 533_000);
         let mut w = world("hikey960", Governor::Performance, true);
-        w.policies[0].cur_khz = 533_000;
+        w.set_frequency(0, 533_000);
         w.cpufreq_update(0);
         assert_eq!(w.policies[0].cur_khz, 1_844_000);
+    }
+
+    #[test]
+    fn turbo_caps_what_the_cpu_gets_not_what_the_governor_asked_for() {
+        let mut w = world("cascadelake-8260l", Governor::Schedutil, false);
+        let fd = w.topo.cpus[0].freq_domain;
+        let pkg = w.topo.freq_domains[fd].package;
+        w.active_cores[pkg] = 1;
+        w.set_frequency(fd, 3_900_000);
+        assert_eq!(w.policies[fd].cur_khz, 3_900_000);
+        assert_eq!(w.turbo_capped_khz(fd), None);
+        // 24 active cores: the hardware grants the 24-core bin; the request (policy->cur, the
+        // reference of non-invariant schedutil) stays at 3.9 GHz.
+        w.active_cores[pkg] = 24;
+        assert_eq!(w.turbo_capped_khz(fd), Some(3_100_000));
+        w.apply_turbo_cap(fd, 3_100_000);
+        assert_eq!(
+            (w.policies[fd].cur_khz, w.policies[fd].req_khz),
+            (3_100_000, 3_900_000)
+        );
+        // Back to 2 active cores: the 2-core bin, the request unchanged.
+        w.active_cores[pkg] = 2;
+        assert_eq!(w.turbo_capped_khz(fd), Some(3_900_000));
+        // A request below the cap is delivered as asked.
+        w.active_cores[pkg] = 24;
+        w.set_frequency(fd, 2_000_000);
+        assert_eq!(w.policies[fd].cur_khz, 2_000_000);
+        assert_eq!(w.turbo_capped_khz(fd), None);
     }
 }

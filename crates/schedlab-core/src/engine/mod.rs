@@ -557,6 +557,8 @@ impl<'a> Engine<'a> {
     /// budget may change.
     fn busy_changed(&mut self, cpu: usize) {
         let busy = self.w.rqs[cpu].curr.is_some();
+        let pkg = self.w.topo.cpus[cpu].package;
+        let active_before = self.w.active_cores[pkg];
         self.w.set_cpu_busy(cpu, busy);
         let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
         for c in group.iter() {
@@ -564,13 +566,16 @@ impl<'a> Engine<'a> {
                 self.refresh_rate(c);
             }
         }
-        let fd = self.w.topo.cpus[cpu].freq_domain;
-        if !self.w.topo.freq_domains[fd].turbo_bins.is_empty() {
-            let pkg = self.w.topo.cpus[cpu].package;
+        // The package's turbo bin follows its number of active cores: the hardware re-caps every
+        // core's frequency, the governors' requests stay as they were.
+        if self.w.active_cores[pkg] != active_before {
             for d in 0..self.w.topo.freq_domains.len() {
-                if self.w.topo.freq_domains[d].package == pkg {
-                    let first = self.w.topo.freq_domains[d].cpus.first().unwrap();
-                    self.freq_update(first);
+                let dom = &self.w.topo.freq_domains[d];
+                if dom.package != pkg || dom.turbo_bins.is_empty() {
+                    continue;
+                }
+                if let Some(khz) = self.w.turbo_capped_khz(d) {
+                    self.change_frequency(d, |w| w.apply_turbo_cap(d, khz));
                 }
             }
         }
@@ -582,13 +587,23 @@ impl<'a> Engine<'a> {
             return;
         };
         let fd = self.w.topo.cpus[cpu].freq_domain;
+        self.change_frequency(fd, |w| w.set_frequency(fd, khz));
+    }
+
+    /// Changes domain `fd`'s frequency with `set`: PELT and the work done are first accounted at
+    /// the old frequency, then the change is traced and the cores' power and running tasks' rates
+    /// follow the new one.
+    fn change_frequency(&mut self, fd: usize, set: impl FnOnce(&mut World)) {
         let cpus = self.w.topo.freq_domains[fd].cpus;
-        // Age PELT and the work done at the old frequency before it changes.
         for c in cpus.iter() {
             self.w.update_load_avg(c, None);
             self.account(c);
         }
-        self.w.set_frequency(fd, khz);
+        let before = self.w.policies[fd].cur_khz;
+        set(&mut self.w);
+        if self.w.policies[fd].cur_khz == before {
+            return;
+        }
         self.trace_freq(fd);
         let mut cores = CpuMask::EMPTY;
         for c in cpus.iter() {

@@ -167,7 +167,12 @@ pub struct SdState {
 /// A frequency domain's state.
 #[derive(Clone, Debug)]
 pub struct Policy {
+    /// The frequency the CPUs run at: the request, capped by what the hardware grants now (the
+    /// turbo bin for the package's active cores). What APERF/MPERF measure.
     pub cur_khz: u32,
+    /// The governor's last request (`policy->cur` as the kernel knows it: the driver reports the
+    /// P-state it asked for, not what the hardware delivered).
+    pub req_khz: u32,
     pub last_update: Nanos,
     pub updated_once: bool,
     /// `sg_cpu->saved_idle_calls` for the busy hold of single-CPU policies.
@@ -249,6 +254,7 @@ impl World {
             .iter()
             .map(|fd| Policy {
                 cur_khz: fd.reference_khz(),
+                req_khz: fd.reference_khz(),
                 last_update: 0,
                 updated_once: false,
                 idle_calls: 0,
