@@ -186,6 +186,34 @@ fn e3_asym_smt_spreads_the_threads_in_every_run_the_baseline_only_sometimes() {
     }
 }
 
+/// E2 tbench: strict ping-pong keeps every CPU about half busy, so at one client both schedutil
+/// variants stay at the lowest P-state and the hardware's busy-time-based HWP is far ahead; once
+/// pairs share CPUs (48 clients on 96 CPUs) and the 1 s warm-up has let invariant PELT climb,
+/// invariance is no worse than time-based utilization.
+#[test]
+fn e2_tbench_half_busy_pairs_stay_low_under_schedutil_and_invariance_does_not_hurt() {
+    let mut s = builtin("cascadelake-fi-tbench").unwrap();
+    s.runs = 1;
+    s.sweep.as_mut().unwrap().values = vec![1, 48];
+    let t = {
+        let plan = Plan::new(&s).unwrap();
+        let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        plan.table(&results)
+    };
+    let one = (
+        mean(&t, 0, "schedutil"),
+        mean(&t, 0, "intel_pstate-hwp"),
+        mean(&t, 0, "schedutil-freq-invariant"),
+    );
+    assert!(one.1 > 2.0 * one.0, "1 client: {one:?}");
+    assert!((one.2 / one.0 - 1.0).abs() < 0.05, "1 client: {one:?}");
+    let mid = (
+        mean(&t, 1, "schedutil"),
+        mean(&t, 1, "schedutil-freq-invariant"),
+    );
+    assert!(mid.1 > mid.0 * 0.97, "48 clients: {mid:?}");
+}
+
 #[test]
 fn invariants_hold_in_a_wake_up_heavy_util_est_run() {
     let mut s = builtin("cascadelake-fi-tbench").unwrap();
