@@ -325,7 +325,15 @@ fn a_barrier_waits_for_every_instance_of_its_users() {
     assert!(barriers
         .iter()
         .all(|op| **op == Op::Barrier { id: 1, parties: 4 }));
-    close(run(&corpus("barrier.json")).value, 0.010, 2e-4);
+    // 10 ms when the two c instances start on CPUs 6 and 7; where a thread is created depends on
+    // the CPUs' history (the seed), and a c instance created behind another task reaches its
+    // affinity call late and is moved to CPU 6 (`cpumask_any_and()`), where it waits up to one MC
+    // balance interval (4 ms) for CPU 7 to pull it. Never sooner than the slowest thread allows.
+    let value = run(&corpus("barrier.json")).value;
+    assert!(
+        (0.010 - 2e-4..=0.0142).contains(&value),
+        "{value}: the barrier released too early or a thread waited too long"
+    );
 }
 
 #[test]

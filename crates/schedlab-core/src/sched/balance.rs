@@ -5,8 +5,7 @@
 //! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
 //!
 //! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA imbalance
-//! allowance; `LBF_DST_PINNED` retries (another CPU of the local group trying the pinned tasks) are
-//! not modelled; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
+//! allowance; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
 //! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
 
@@ -141,6 +140,12 @@ pub struct LbEnv {
     pub all_pinned: bool,
     /// LBF_SOME_PINNED: a candidate task may not run on the destination CPU.
     pub some_pinned: bool,
+    /// LBF_DST_PINNED with `env->new_dst_cpu`: a task that may not run on `dst_cpu` may run on this
+    /// other CPU of the local group.
+    pub new_dst_cpu: Option<usize>,
+    /// The CPU whose `load_balance()` this is (`this_cpu`): its domain's `nr_balance_failed`
+    /// counts, whatever `dst_cpu` becomes after an `LBF_DST_PINNED` retry.
+    pub balance_cpu: usize,
     pub active_lb: bool,
     /// For the decision log: the busiest group found and the imbalance computed for it.
     pub busiest_group: Option<usize>,
@@ -181,7 +186,7 @@ impl BalanceOutcome {
 
 impl World {
     fn nr_balance_failed(&self, env: &LbEnv) -> u32 {
-        self.sd_state(env.dst_cpu, env.level).nr_balance_failed
+        self.sd_state(env.balance_cpu, env.level).nr_balance_failed
     }
 
     /// `sched_use_asym_prio()`: between cores on an SMT machine, only a fully idle core counts.
@@ -650,10 +655,19 @@ impl World {
         self.now.saturating_sub(self.tasks[p].exec_start) < self.config.sched_migration_cost_ns
     }
 
-    /// `can_migrate_task()`.
+    /// `can_migrate_task()` (v6.8). A task that may not run on `dst_cpu` sets LBF_SOME_PINNED and,
+    /// outside newly-idle and active balancing, remembers the first CPU of the local group it may
+    /// run on (LBF_DST_PINNED), for `load_balance()` to retry with it.
     fn can_migrate_task(&self, env: &mut LbEnv, p: TaskId) -> bool {
-        if !self.tasks[p].allowed.test(env.dst_cpu) {
+        let allowed = self.tasks[p].allowed;
+        if !allowed.test(env.dst_cpu) {
             env.some_pinned = true;
+            if env.idle == CpuIdleType::NewlyIdle || env.new_dst_cpu.is_some() || env.active_lb {
+                return false;
+            }
+            let dom = &self.sd.domains[env.sd];
+            let dst_grpmask = dom.groups[dom.local_group(env.balance_cpu)].span;
+            env.new_dst_cpu = dst_grpmask.and(&env.cpus).and(&allowed).first();
             return false;
         }
         env.all_pinned = false;
@@ -853,6 +867,8 @@ impl World {
             cpus: self.sd.domains[sd].span,
             all_pinned: false,
             some_pinned: false,
+            new_dst_cpu: None,
+            balance_cpu: this_cpu,
             active_lb: false,
             busiest_group: None,
             imbalance_found: 0,
@@ -877,6 +893,16 @@ impl World {
             env.all_pinned = true;
             if self.rqs[busiest].nr_running > 1 {
                 out.moved += self.detach_tasks(&mut env);
+                // LBF_DST_PINNED: retry the same busiest CPU with the other CPU of our group its
+                // pinned tasks may run on ("goto more_balance").
+                while let Some(new_dst) = env.new_dst_cpu.take() {
+                    if env.imbalance <= 0 {
+                        break;
+                    }
+                    env.cpus.clear(env.dst_cpu);
+                    env.dst_cpu = new_dst;
+                    out.moved += self.detach_tasks(&mut env);
+                }
                 // Affinity kept us from reaching balance: flag our group at the parent level so
                 // the parent's balance treats it as group_imbalanced.
                 if env.some_pinned && env.imbalance > 0 {

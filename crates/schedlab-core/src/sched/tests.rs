@@ -369,3 +369,39 @@ fn wake_cap_sends_a_big_task_to_the_slow_path() {
     assert_eq!(path, super::wakeup::Placement::FastPath);
     assert_eq!(w.topo.capacity_orig(target), 430);
 }
+
+#[test]
+fn dst_pinned_hands_pinned_tasks_to_another_cpu_of_the_local_group() {
+    // IVB-EP (v6.8): three tasks queued on CPU 1 may run only there and on CPU 0's SMT sibling.
+    // CPU 0's MC balance may not take them itself; LBF_DST_PINNED retries the same busiest CPU with
+    // the sibling as dst_cpu, which may.
+    let mut w = world("ivb-ep", "v6.8", &[]);
+    let sibling = w.topo.cores[w.topo.cpus[0].core]
+        .iter()
+        .find(|&c| c != 0)
+        .unwrap();
+    assert_eq!(w.topo.cpus[1].package, w.topo.cpus[0].package);
+    assert_ne!(w.topo.cpus[1].core, w.topo.cpus[0].core);
+    let mut allowed = crate::cpumask::CpuMask::single(1);
+    allowed.set(sibling);
+    for _ in 0..3 {
+        let t = add_task(&mut w, 1, 300);
+        w.tasks[t].allowed = allowed;
+    }
+    let mc = 1;
+    assert_eq!(
+        w.sd.domains[w.sd.per_cpu[0][mc]].level,
+        crate::domains::SdLevel::MC
+    );
+    let out = w.load_balance(0, mc, CpuIdleType::Idle);
+    assert!(out.moved >= 1, "{out:?}");
+    assert_eq!(w.rqs[0].nr_running, 0);
+    assert_eq!(w.rqs[sibling].nr_running, out.moved);
+    // A newly idle pass does not look for another destination (LBF_DST_PINNED is skipped there).
+    let mut w = world("ivb-ep", "v6.8", &[]);
+    for _ in 0..3 {
+        let t = add_task(&mut w, 1, 300);
+        w.tasks[t].allowed = allowed;
+    }
+    assert_eq!(w.load_balance(0, mc, CpuIdleType::NewlyIdle).moved, 0);
+}
