@@ -127,6 +127,9 @@ pub struct SchedDomain {
     pub imbalance_pct: u32,
     pub cache_nice_tries: u32,
     pub busy_factor: u32,
+    /// `sd->imb_numa_nr`: tasks a node may run before a NUMA imbalance is corrected (0 below the
+    /// first level above the LLC; see [`SchedDomains::build`]).
+    pub imb_numa_nr: u32,
     /// ms; `sd_init()`: span weight.
     pub min_interval: u64,
     /// ms; `sd_init()`: twice the span weight.
@@ -306,6 +309,7 @@ impl SchedDomains {
                 per_cpu[cpu].push(idx);
             }
         }
+        set_imb_numa_nr(&mut domains, &per_cpu);
         let highest = |cpu: usize, f: u32| {
             per_cpu[cpu]
                 .iter()
@@ -476,8 +480,41 @@ fn make_domain(
         imbalance_pct,
         cache_nice_tries,
         busy_factor: config.busy_factor,
+        imb_numa_nr: 0,
         min_interval: w as u64,
         max_interval: 2 * w as u64,
+    }
+}
+
+/// `build_sched_domains()` (v6.8): the NUMA imbalance allowance. The first domain above the LLC
+/// allows as many tasks as it has LLCs (an eighth of its CPUs when it has one LLC); the domains
+/// above it scale that by how many of the first NUMA domain's spans they cover.
+fn set_imb_numa_nr(domains: &mut [SchedDomain], per_cpu: &[Vec<usize>]) {
+    for chain in per_cpu {
+        let (mut imb, mut imb_span) = (0usize, 1usize);
+        for (k, &d) in chain.iter().enumerate() {
+            let child = k.checked_sub(1).map(|c| chain[c]);
+            let first_above_llc = child.is_some_and(|c| {
+                !domains[d].has(SD_SHARE_PKG_RESOURCES) && domains[c].has(SD_SHARE_PKG_RESOURCES)
+            });
+            if let (true, Some(c)) = (first_above_llc, child) {
+                let nr_llcs = domains[d].span_weight / domains[c].span_weight;
+                imb = if nr_llcs == 1 {
+                    domains[d].span_weight >> 3
+                } else {
+                    nr_llcs
+                }
+                .max(1);
+                domains[d].imb_numa_nr = imb as u32;
+                imb_span = chain[k + 1..]
+                    .iter()
+                    .find(|&&p| domains[p].has(SD_NUMA))
+                    .map_or(domains[d].span_weight, |&p| domains[p].span_weight);
+            } else {
+                let factor = (domains[d].span_weight / imb_span).max(1);
+                domains[d].imb_numa_nr = (imb * factor) as u32;
+            }
+        }
     }
 }
 

@@ -65,6 +65,24 @@ pub enum FindIdlest {
     Classify,
 }
 
+/// How much imbalance between NUMA nodes fork placement and load balancing tolerate, so that a few
+/// communicating tasks stay on one node.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NumaImbalance {
+    /// Before v5.5: no allowance beyond the load comparisons.
+    None,
+    /// v5.6-v5.10: `find_idlest_group()` keeps a new task on the local node while that node has an
+    /// idle CPU (v5.5 rework); `calculate_imbalance()` ignores an imbalance when the busiest node
+    /// runs at most 2 tasks (Mel Gorman, v5.6, "Allow a small load imbalance between low utilisation
+    /// SD_NUMA domains").
+    LocalIdle,
+    /// v5.18+: both allow the imbalance while the destination node would run at most
+    /// `sd->imb_numa_nr` tasks (`allow_numa_imbalance()`), and `adjust_numa_imbalance()` then
+    /// ignores an imbalance of up to `NUMA_IMBALANCE_MIN` (2).
+    ImbNumaNr,
+}
+
 /// The era of `wake_affine()`.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -159,6 +177,7 @@ pub struct KernelConfig {
     /// The v1 "use all little CPUs" rule in `calculate_imbalance()` (never merged): under
     /// SD_ASYM_CPUCAPACITY, local has an idle CPU and busiest more tasks than CPUs -> migrate_task.
     pub lb_asym_cap_migrate_task: bool,
+    pub numa_imbalance: NumaImbalance,
     /// `sd->busy_factor`: 32 until v5.9, 16 since v5.10.
     pub busy_factor: u32,
     /// `imbalance_pct` of levels above the LLC (DIE/PKG): 125 until v5.9, 117 since v5.10.
@@ -213,6 +232,7 @@ impl KernelConfig {
             smt_balance: false,
             lb_util_shr_bound: false,
             lb_asym_cap_migrate_task: false,
+            numa_imbalance: NumaImbalance::None,
             busy_factor: 32,
             imbalance_pct_die: 125,
             sched_latency_ns: 6_000_000,
@@ -242,6 +262,7 @@ impl KernelConfig {
             smt_balance: true,
             lb_util_shr_bound: true,
             lb_asym_cap_migrate_task: false,
+            numa_imbalance: NumaImbalance::ImbNumaNr,
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
@@ -279,6 +300,7 @@ impl KernelConfig {
             imbalance_pct_die: 125,
             smt_balance: false,
             lb_util_shr_bound: false,
+            numa_imbalance: NumaImbalance::LocalIdle,
             schedutil_rate_limit_us: 500,
             ..KernelConfig::v6_8()
         }

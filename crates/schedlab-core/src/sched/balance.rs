@@ -4,8 +4,8 @@
 //! with asym packing (`sched_asym()`, `asym_active_balance()`), misfit, active balance, periodic
 //! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
 //!
-//! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA imbalance
-//! allowance; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
+//! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA balancing
+//! (`numa_preferred_nid`), only the NUMA imbalance allowance; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
 //! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
 
@@ -14,6 +14,7 @@ use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
+use crate::kernel::NumaImbalance;
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `enum group_type`, in the kernel's order: a higher value is busier.
@@ -499,6 +500,9 @@ impl World {
             } else {
                 (local.idle_cpus as i64 - busiest.idle_cpus as i64).max(0)
             };
+            if dom.has(SD_NUMA) {
+                env.imbalance = self.adjust_numa_imbalance(env.imbalance, &local, &busiest, dom);
+            }
             env.imbalance >>= 1;
             return;
         }
@@ -521,6 +525,33 @@ impl World {
             .min(sds.avg_load.saturating_sub(local_avg) * local.group_capacity)
             as i64
             / SCHED_CAPACITY_SCALE as i64;
+    }
+
+    /// The small NUMA imbalance a pair of communicating tasks may keep (see
+    /// [`NumaImbalance`]): v5.6 ignores any imbalance while the busiest node runs at most 2 tasks;
+    /// v5.18+ `adjust_numa_imbalance()` ignores one of up to `NUMA_IMBALANCE_MIN` (2) while the
+    /// local node would run at most `imb_numa_nr` tasks.
+    fn adjust_numa_imbalance(
+        &self,
+        imbalance: i64,
+        local: &SgStats,
+        busiest: &SgStats,
+        dom: &crate::domains::SchedDomain,
+    ) -> i64 {
+        const NUMA_IMBALANCE_MIN: i64 = 2;
+        match self.config.numa_imbalance {
+            NumaImbalance::None => imbalance,
+            NumaImbalance::LocalIdle if busiest.sum_nr_running <= 2 => 0,
+            NumaImbalance::LocalIdle => imbalance,
+            NumaImbalance::ImbNumaNr => {
+                let dst_running = local.sum_nr_running + 1;
+                if dst_running > dom.imb_numa_nr as usize || imbalance > NUMA_IMBALANCE_MIN {
+                    imbalance
+                } else {
+                    0
+                }
+            }
+        }
     }
 
     /// `find_busiest_group()` (v6.8). Returns the busiest group, with `env.imbalance` set.

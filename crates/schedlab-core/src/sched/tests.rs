@@ -405,3 +405,49 @@ fn dst_pinned_hands_pinned_tasks_to_another_cpu_of_the_local_group() {
     }
     assert_eq!(w.load_balance(0, mc, CpuIdleType::NewlyIdle).moved, 0);
 }
+
+#[test]
+fn a_numa_node_may_keep_a_small_imbalance() {
+    // Cascade Lake (2 nodes of 48 CPUs, one LLC each): imb_numa_nr = 2 LLCs at the NUMA level.
+    let w = world("cascadelake-8260l", "v6.8", &[]);
+    let numa = *w.sd.per_cpu[0].last().unwrap();
+    assert!(w.sd.domains[numa].has(crate::domains::flags::SD_NUMA));
+    assert_eq!(w.sd.domains[numa].imb_numa_nr, 2);
+    // A new task of a lone parent on node 0 stays on node 0 (v5.6 and v6.8 alike); v4.16's
+    // spare-capacity era and a kernel without the allowance would also consider node 1.
+    for baseline in ["v5.6", "v6.8"] {
+        let mut w = world("cascadelake-8260l", baseline, &[]);
+        let parent = add_task(&mut w, 0, 600);
+        let id = w.tasks.len();
+        let all = w.topo.all_cpus();
+        w.tasks.push(Task::new(id, 0, all, 0, Some(parent), w.now));
+        let cpu = w.select_task_rq_fair(id, Some(parent), 0, WakeKind::Fork).0;
+        assert_eq!(w.topo.cpus[cpu].package, 0, "{baseline}: CPU {cpu}");
+    }
+    // Two tasks on node 0: node 1's NUMA-level balance finds no imbalance (1 <= 2 is allowed);
+    // with four, the local node would still run few tasks but the imbalance exceeds
+    // NUMA_IMBALANCE_MIN, so it is kept (and halved: two tasks to move).
+    let node1_cpu = (0..96).find(|&c| w.topo.cpus[c].package == 1).unwrap();
+    let level = w.sd.per_cpu[node1_cpu].len() - 1;
+    let imbalance_seen = |numa: crate::kernel::NumaImbalance, tasks: usize| {
+        let mut w = world("cascadelake-8260l", "v6.8", &[]);
+        w.config.numa_imbalance = numa;
+        for cpu in 0..tasks {
+            add_task(&mut w, cpu, 600);
+        }
+        w.log = Some(Vec::new());
+        w.load_balance(node1_cpu, level, CpuIdleType::Idle);
+        let Some(super::log::Decision::Balance(b)) = w.log.unwrap().pop() else {
+            panic!("no balance decision logged")
+        };
+        b.imbalance
+    };
+    use crate::kernel::NumaImbalance::*;
+    assert_eq!(imbalance_seen(ImbNumaNr, 2), 0);
+    assert_eq!(imbalance_seen(ImbNumaNr, 4), 2);
+    // v5.6: nothing while the busiest node runs at most two tasks.
+    assert_eq!(imbalance_seen(LocalIdle, 2), 0);
+    assert_eq!(imbalance_seen(LocalIdle, 4), 2);
+    // Without the allowance, two tasks are already an imbalance of one task.
+    assert_eq!(imbalance_seen(None, 2), 1);
+}

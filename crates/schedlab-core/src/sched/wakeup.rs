@@ -9,7 +9,7 @@
 use super::balance::{group_classify, GroupType, SgStats};
 use super::{TaskId, World};
 use crate::domains::flags::*;
-use crate::kernel::{FindIdlest, WakeAffine};
+use crate::kernel::{FindIdlest, NumaImbalance, WakeAffine};
 
 /// Which path placed a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -665,6 +665,20 @@ impl World {
                 }
             }
             GroupType::HasSpare => {
+                // Keep the task near its waker or parent while the node may stay imbalanced;
+                // periodic balancing moves it if there is a real need.
+                if dom.has(SD_NUMA) {
+                    let stay = match self.config.numa_imbalance {
+                        NumaImbalance::None => false,
+                        NumaImbalance::LocalIdle => local_sgs.idle_cpus > 0,
+                        NumaImbalance::ImbNumaNr => {
+                            local_sgs.sum_nr_running + 1 <= dom.imb_numa_nr as usize
+                        }
+                    };
+                    if stay {
+                        return None;
+                    }
+                }
                 if local_sgs.idle_cpus >= idlest_sgs.idle_cpus {
                     return None;
                 }
