@@ -671,8 +671,9 @@ impl World {
                     let stay = match self.config.numa_imbalance {
                         NumaImbalance::None => false,
                         NumaImbalance::LocalIdle => local_sgs.idle_cpus > 0,
+                        // allow_numa_imbalance(sum_nr_running + 1, imb_numa_nr)
                         NumaImbalance::ImbNumaNr => {
-                            local_sgs.sum_nr_running + 1 <= dom.imb_numa_nr as usize
+                            local_sgs.sum_nr_running < dom.imb_numa_nr as usize
                         }
                     };
                     if stay {
