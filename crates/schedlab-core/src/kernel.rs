@@ -436,7 +436,10 @@ Patch {
     name: "asym-cpu-capacity-2016",
     title: "sched: Clean-ups and asymmetric cpu capacity support",
     origin: "Morten Rasmussen, 2016 series (v4.8-v4.10, arm topology parts out of tree)",
-    description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level                   spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below;                   wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker))                   to the slow path; find_idlest_group() considers spare capacity.",
+    description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level \
+                  spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below; \
+                  wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker)) \
+                  to the slow path; find_idlest_group() considers spare capacity.",
     changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
 },
 Patch {
@@ -471,14 +474,20 @@ Patch {
     name: "use-all-littles-v1",
     title: "sched/fair: Use all little CPUs for CPU-bound workload (v1)",
     origin: "Pierre Gondois, 10 Nov 2023; not merged (Vincent Guittot found it too aggressive)",
-    description: "On Juno r2 with 6 CPU-bound tasks, the idle little CPU sees the big group overloaded                   and computes a migrate_util imbalance equal to its group's spare capacity (~350),                   smaller than any task's util (~512): detach_tasks() skips every task and the little                   CPU stays idle. v1 switches to migrate_task with imbalance 1 when the domain has                   SD_ASYM_CPUCAPACITY, the local group has fewer tasks than CPUs and the busiest more.",
+    description: "On Juno r2 with 6 CPU-bound tasks, the idle little CPU sees the big group overloaded \
+                  and computes a migrate_util imbalance equal to its group's spare capacity (~350), \
+                  smaller than any task's util (~512): detach_tasks() skips every task and the little \
+                  CPU stays idle. v1 switches to migrate_task with imbalance 1 when the domain has \
+                  SD_ASYM_CPUCAPACITY, the local group has fewer tasks than CPUs and the busiest more.",
     changes: r#"{"lb_asym_cap_migrate_task": true}"#,
 },
 Patch {
     name: "util-shr-bound",
     title: "sched/fair: Use all little CPUs for CPU-bound workload (merged form)",
     origin: "Pierre Gondois, tip sched/core 3af7524b1419 (Dec 2023), in v6.8; suggested by Vincent Guittot",
-    description: "detach_tasks()'s migrate_util test becomes shr_bound(util, nr_balance_failed) >                   imbalance, mirroring migrate_load: after one or two failed balance attempts a 512-util                   task passes a ~350 imbalance and the idle little CPU pulls it.",
+    description: "detach_tasks()'s migrate_util test becomes shr_bound(util, nr_balance_failed) > \
+                  imbalance, mirroring migrate_load: after one or two failed balance attempts a 512-util \
+                  task passes a ~350 imbalance and the idle little CPU pulls it.",
     changes: r#"{"lb_util_shr_bound": true}"#,
 },
 ];
