@@ -215,9 +215,11 @@ impl Page {
                         page.draft = Rc::new(Draft::new(&scenario));
                         page.loaded = Ok(Rc::new(loaded));
                     }
-                    Err(e) => page.link_error = Some(format!(
+                    Err(e) => {
+                        page.link_error = Some(format!(
                         "This link could not be opened: {e}. Showing the default scenario instead."
-                    )),
+                    ))
+                    }
                 }
                 page
             }

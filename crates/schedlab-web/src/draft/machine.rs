@@ -14,25 +14,29 @@ use schedlab_core::topology::{
 
 use super::parse::{list, number, Problems};
 
-/// Field keys of a cluster, in form order: `(key, label)`. The key is the spec's field name, so
-/// the core's messages (which name fields) find their field.
+/// Fields of a cluster, in form order: `(key, hint)`. The key is the spec's field name and the
+/// label, so the core's messages (which name fields) find their field, and a user reading a
+/// scenario file recognises it.
 pub const CLUSTER_FIELDS: &[(&str, &str)] = &[
-    ("name", "name"),
-    ("core_type", "core_type"),
-    ("package", "package"),
-    ("cores", "cores"),
-    ("threads_per_core", "threads_per_core"),
-    ("capacity_orig", "capacity_orig (1-1024)"),
-    ("opps_mhz", "opps_mhz (MHz, comma-separated)"),
-    ("turbo_bins", "turbo_bins (active cores:MHz, ...)"),
-    ("cpu_ids", "cpu_ids (empty: consecutive)"),
+    ("name", ""),
+    ("core_type", "micro-architecture, e.g. Cortex-A53"),
+    ("package", "socket, numbered from 0"),
+    ("cores", ""),
+    ("threads_per_core", "SMT threads, 1 to 8"),
+    ("capacity_orig", "1 to 1024; the biggest CPU is 1024"),
+    (
+        "opps_mhz",
+        "MHz, comma-separated; the highest is the reference",
+    ),
+    ("turbo_bins", "active cores:MHz, e.g. 2:3900, 4:3700"),
+    ("cpu_ids", "core-major; empty: the next numbers"),
     (
         "smt_sharing_groups",
-        "smt_sharing_groups (e.g. 0,2,4,6 | 1,3,5,7; empty: one per core)",
+        "threads sharing a core's resources, e.g. 0,2,4,6 | 1,3,5,7; empty: all",
     ),
     (
         "smt_throughput",
-        "smt_throughput (1/1024 per busy thread, by busy threads)",
+        "per busy thread in 1/1024, by busy threads; empty: no contention",
     ),
 ];
 

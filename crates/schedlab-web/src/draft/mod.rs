@@ -18,7 +18,7 @@ pub mod workload;
 use std::rc::Rc;
 
 use schedlab_core::domains::SchedDomains;
-use schedlab_core::experiment::{Plan, Scenario, Sweep};
+use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
 use schedlab_core::kernel::Governor;
 use schedlab_core::topology::{presets, FreqDomainSpan, LlcSpan};
 use schedlab_core::Error;
@@ -75,6 +75,8 @@ pub struct Draft {
     pub problems: Problems,
     /// `(variant name, its sched domains)` for each variant that builds on the machine.
     pub domains: Rc<Vec<(String, DomainsVm)>>,
+    /// The preset the machine form equals, whatever the state of the other forms.
+    pub machine_preset: Option<String>,
 }
 
 impl Draft {
@@ -97,6 +99,7 @@ impl Draft {
             built: Err(Problems::default()),
             problems: Problems::default(),
             domains: Rc::new(Vec::new()),
+            machine_preset: None,
         };
         d.refresh();
         d
@@ -117,6 +120,11 @@ impl Draft {
             Ok(s) => *s != self.base,
             Err(_) => true,
         }
+    }
+
+    /// Whether the machine form differs from the machine the draft started with.
+    pub fn machine_modified(&self) -> bool {
+        MachineForm::from_ref(&self.base.machine).as_ref() != Some(&self.machine)
     }
 
     pub fn apply(&mut self, edit: Edit) {
@@ -188,6 +196,10 @@ impl Draft {
     fn refresh(&mut self) {
         let mut p = Problems::default();
         let machine = self.machine.build(&mut p);
+        self.machine_preset = match &machine {
+            Some((MachineRef::Preset(name), _)) => Some(name.clone()),
+            _ => None,
+        };
         let topo = machine.as_ref().map(|(_, t)| t);
         let workload = self.workload.build(topo, &mut p);
         let sweep = self.workload.sweep(&mut p);

@@ -143,7 +143,8 @@ pub fn unique_name(base: &str, taken: &[&str]) -> String {
         .expect("an unused name exists")
 }
 
-/// Builds every variant; names must be unique. Returns one entry per variant.
+/// Builds every variant; names must be unique (every column sharing a name is marked, so the
+/// one being typed in shows the message). Returns one entry per variant.
 pub fn build_all(
     variants: &[VariantForm],
     problems: &mut Problems,
@@ -155,7 +156,8 @@ pub fn build_all(
         .collect();
     for (i, v) in variants.iter().enumerate() {
         let name = v.name.trim();
-        if !name.is_empty() && variants[..i].iter().any(|w| w.name.trim() == name) {
+        let same = variants.iter().filter(|w| w.name.trim() == name).count();
+        if !name.is_empty() && same > 1 {
             problems.add(
                 field_id(i, "name"),
                 format!("another variant is already called '{name}'"),
