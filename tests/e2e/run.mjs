@@ -422,6 +422,14 @@ test('a damaged or foreign share link explains itself and loads the default scen
     assert(errors.length === 0, `${hash}: console errors: ${errors.join(' | ')}`);
     await page.close();
   }
+  // A link pasted into the address bar of an open page changes only the fragment: it still loads.
+  const { page, errors } = await open(ctx, base);
+  await page.evaluate(() => {
+    location.hash = '#s=7.AAAA';
+  });
+  await page.waitForSelector('#link-error', { timeout: 30000 });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
 });
 
 test('reference experiments load in one click; every field has a label', async (ctx, base) => {

@@ -115,6 +115,8 @@ fn Main() -> Html {
         });
     }
 
+    use_effect_with((), |_| share::reload_on_hash_change());
+
     let on_run = {
         let bridge = bridge.clone();
         let page = page.clone();

@@ -31,12 +31,12 @@ const LLC: &[(LlcSpan, &str, &str)] = &[
     (
         LlcSpan::Cluster,
         "cluster",
-        "per cluster (big.LITTLE: MC per cluster, DIE above)",
+        "each cluster (MC per cluster, DIE above)",
     ),
     (
         LlcSpan::Package,
         "package",
-        "per package (DynamIQ DSU, x86 L3: one MC over the package)",
+        "the package (one MC: DynamIQ, x86 L3)",
     ),
 ];
 const FREQ: &[(FreqDomainSpan, &str)] = &[

@@ -63,6 +63,33 @@ pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>) {
     let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
 }
 
+/// Reloads the page when the address's fragment changes under it (a share link pasted into the
+/// address bar of an open page changes only the fragment, which does not reload by itself). The
+/// page's own `replaceState` writes fire no `hashchange`. Returns the listener's remover.
+pub fn reload_on_hash_change() -> impl FnOnce() {
+    let window = web_sys::window();
+    let listener = wasm_bindgen::closure::Closure::<dyn Fn()>::new(|| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().reload();
+        }
+    });
+    if let Some(w) = &window {
+        let _ = w.add_event_listener_with_callback(
+            "hashchange",
+            wasm_bindgen::JsCast::unchecked_ref(listener.as_ref()),
+        );
+    }
+    move || {
+        if let Some(w) = &window {
+            let _ = w.remove_event_listener_with_callback(
+                "hashchange",
+                wasm_bindgen::JsCast::unchecked_ref(listener.as_ref()),
+            );
+        }
+        drop(listener);
+    }
+}
+
 /// Copies `text` to the clipboard; `false` when the browser refuses (the caller offers the text).
 async fn copy(text: &str) -> bool {
     let Some(window) = web_sys::window() else {
