@@ -160,7 +160,7 @@ pub fn WorkloadEditor(props: &WorkloadProps) -> Html {
             <fieldset class="sweep">
                 <legend>{"Sweep: one table row per value"}</legend>
                 <div class="form-grid">
-                    <SelectField id={SWEEP_PARAM_ID} label="Parameter" selected={w.sweep_param.clone()}
+                    <SelectField id={SWEEP_PARAM_ID} label="Parameter" selected={w.sweep_param.clone()} class={classes!("wide")}
                         options={sweep_options} problem={problem(SWEEP_PARAM_ID)}
                         disabled={disabled || sweepable.is_empty()}
                         hint={sweepable.is_empty().then(|| AttrValue::from("this generator has no parameter to sweep"))}
