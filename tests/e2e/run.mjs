@@ -434,7 +434,19 @@ test('a damaged or foreign share link explains itself and loads the default scen
 
 test('reference experiments load in one click; every field has a label', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
-  await page.click('#load-juno-use-all-littles');
+  for (const [button, id] of [
+    ['#load-hikey960-asym-packing', 'E1'],
+    ['#load-cascadelake-fi-kernbench', 'E2'],
+    ['#load-power9-bigcore-asym-smt', 'E3'],
+    ['#load-tc2-wakeup-rtapp', 'E4'],
+    ['#load-juno-use-all-littles', 'E5'],
+  ]) {
+    await page.click(button);
+    await page.waitForSelector(`#experiment-about[data-experiment="${id}"]`);
+    const about = await page.textContent('#experiment-about');
+    assert(about.includes('the patch') && about.includes('Look at'), `${id}: ${about}`);
+    assert((await page.getAttribute(button, 'aria-pressed')) === 'true', `${button} is not marked as loaded`);
+  }
   await page.waitForFunction(() => document.querySelector('#scenario').value === 'juno-use-all-littles');
   assert((await page.inputValue('#machine-preset')) === 'juno-r2', 'E5 machine');
   assert((await page.inputValue('#workload-kind')) === 'two-step', 'E5 workload');

@@ -1,5 +1,6 @@
 //! The reference experiments E1-E5 (shared/reference/platforms-and-experiments.md), one click
-//! away: what patch each shows and what to look at, and a button per built-in scenario.
+//! away: a button per built-in scenario, and for the loaded one, what patch it shows and what to
+//! look at.
 //!
 //! The explanations are written from that document; numbers are only those it gives.
 
@@ -90,37 +91,58 @@ pub struct ExperimentsProps {
     pub on_load: Callback<String>,
 }
 
+/// The experiment a built-in scenario belongs to.
+pub fn experiment_of(scenario: &str) -> Option<&'static Experiment> {
+    EXPERIMENTS
+        .iter()
+        .find(|x| x.scenarios.iter().any(|(n, _)| *n == scenario))
+}
+
+/// One compact box per experiment (its title and a button per scenario), then what the loaded
+/// experiment's patch does and what to look at: the page's first screen keeps room for Run and
+/// the table.
 #[component]
 pub fn ReferenceExperiments(props: &ExperimentsProps) -> Html {
-    let cards = EXPERIMENTS.iter().map(|x| {
+    let current = experiment_of(&props.current);
+    let boxes = EXPERIMENTS.iter().map(|x| {
         let buttons = x.scenarios.iter().map(|(name, text)| {
             let on_load = props.on_load.clone();
             let name_s = name.to_string();
-            let current = props.current == *name;
+            let pressed = props.current == *name;
             let title = scenarios::BUILTIN
                 .iter()
                 .find(|b| b.name == *name)
                 .map(|b| b.title);
             html! {
                 <button type="button" id={format!("load-{name}")}
-                    class={classes!(if current { "current" } else { "secondary" }, "small")}
-                    aria-pressed={current.to_string()} title={title} disabled={props.disabled}
+                    class={classes!(if pressed { "current" } else { "secondary" }, "small")}
+                    aria-pressed={pressed.to_string()} title={title} disabled={props.disabled}
                     onclick={Callback::from(move |_: MouseEvent| on_load.emit(name_s.clone()))}>
                     { *text }
                 </button>
             }
         });
+        let is_current = current.is_some_and(|c| c.id == x.id);
         html! {
-            <article class="experiment" id={format!("experiment-{}", x.id)}>
+            <article class={classes!("experiment", is_current.then_some("current"))}
+                id={format!("experiment-{}", x.id)}>
                 <h3><span class="xid">{ x.id }</span>{ x.title }</h3>
-                <p><b>{"The patch: "}</b>{ x.patch }</p>
-                <p><b>{"Look at: "}</b>{ x.look_at }</p>
                 <div class="experiment-buttons">{ for buttons }</div>
             </article>
         }
     });
     html! {
-        <div class="experiments" id="experiments">{ for cards }</div>
+        <>
+        <div class="experiments" id="experiments">{ for boxes }</div>
+        if let Some(x) = current {
+            <div class="experiment-about" id="experiment-about" data-experiment={x.id}>
+                <p><b>{ format!("{}, the patch: ", x.id) }</b>{ x.patch }</p>
+                <p><b>{"Look at: "}</b>{ x.look_at }</p>
+            </div>
+        } else {
+            <p class="hint" id="experiment-about">{"This scenario is not one of the reference experiments; load one above to compare with it."}</p>
+        }
+        </>
     }
 }
 
@@ -135,6 +157,8 @@ mod tests {
                 scenarios::builtin(name).unwrap_or_else(|e| panic!("{}: {e}", x.id));
             }
         }
+        assert_eq!(experiment_of("tc2-wakeup-rtapp").map(|x| x.id), Some("E4"));
+        assert!(experiment_of("my-own").is_none());
         for b in scenarios::BUILTIN {
             assert!(
                 EXPERIMENTS
