@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { distDir, launch, serve } from './lib.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -428,6 +429,27 @@ test('a damaged or foreign share link explains itself and loads the default scen
     location.hash = '#s=7.AAAA';
   });
   await page.waitForSelector('#link-error', { timeout: 30000 });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('a share link made outside the page (CLI scenario file, raw DEFLATE, base64url) opens', async (ctx, base) => {
+  assert(fs.existsSync(CLI), `${CLI} is missing: cargo build --release -p schedlab-cli`);
+  const out = spawnSync(CLI, ['show', 'tc2-wakeup-sysbench'], { encoding: 'utf8' });
+  assert(out.status === 0, `schedlab show failed: ${out.stderr}`);
+  const scenario = JSON.parse(out.stdout);
+  scenario.name = 'my-own';
+  scenario.runs = 1;
+  scenario.seed = 99;
+  const payload = zlib.deflateRawSync(Buffer.from(JSON.stringify(scenario))).toString('base64url');
+  const { page, errors } = await openUrl(ctx, `${base}#s=1.${payload}`);
+  assert((await page.inputValue('#scenario')) === 'my-own', 'the link scenario is not selected');
+  assert((await page.textContent('#scenario option:checked')).includes('from a link'), 'no "from a link" option');
+  assert((await page.inputValue('#seed')) === '99', 'seed');
+  assert((await page.inputValue('#machine-preset')) === 'tc2', 'machine');
+  await runAsIs(page);
+  const caption = await page.textContent('#comparison caption');
+  assert(caption.length > 0, 'no table');
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await page.close();
 });
