@@ -220,7 +220,7 @@ fn Main() -> Html {
                 if let Err(e) = &page.loaded {
                     <p class="error">{ e.clone() }</p>
                 } else if page.draft.domains.is_empty() {
-                    <p class="hint" id="domains-unavailable">{"Fix the machine (and the variants' kernels) above to see its sched domains."}</p>
+                    <p class="hint" id="domains-unavailable">{"Fix the machine above (or a variant's kernel below) to see its sched domains."}</p>
                 } else {
                     <Domains views={page.draft.domains.clone()} />
                 }
