@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { distDir, launch, serve } from './lib.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -220,6 +221,292 @@ test('the bench hook reports elapsed ms (?bench=1)', async (ctx, base) => {
   assert(ms > 0 && Number.isFinite(ms), `elapsed ${ms}`);
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await page.close();
+});
+
+// ---- Scenario editing (machine, workload, variants) and share links ---------------------------
+
+/** Opens an absolute URL (a share link) with the same error recording as `open`. */
+async function openUrl(ctx, url, viewport = { width: 1280, height: 900 }) {
+  const page = await ctx.context.newPage();
+  await page.setViewportSize(viewport);
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  await page.waitForSelector('#run', { timeout: 30000 });
+  return { page, errors };
+}
+
+/** Domain levels shown, and the CPUs, as text for comparison. */
+function domainShape(page) {
+  return page.$$eval('#domains td.level', (tds) =>
+    tds.map((td) => `${td.dataset.cpu}:${td.dataset.level}:${td.dataset.flags}`).join('|'),
+  );
+}
+
+/** Presses Run with the form as it is and waits for the job to finish. */
+async function runAsIs(page) {
+  await page.click('#run');
+  await page.waitForSelector('#status[data-state="running"], #status[data-state="done"]', { timeout: 30000 });
+  await waitDone(page);
+}
+
+const GOOD_RTAPP = `{
+  /* two periodic threads, half a second */
+  "global": { "duration": 1, "calibration": "CPU0", "default_policy": "SCHED_OTHER" },
+  "tasks": {
+    "tick": { "instance": 2, "loop": -1,
+      "phases": { "p": { "loop": 1, "run": 1000, "timer": { "ref": "unique", "period": 8000 } } } },
+  },
+}`;
+
+test('machine: a preset or an edit changes the sched-domain diagram', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  const before = await domainShape(page);
+  assert(!before.includes(':DIE:'), 'E1 (DynamIQ) should have no DIE level');
+  await page.selectOption('#machine-llc', 'cluster');
+  await page.waitForSelector('#domains td.level[data-level="DIE"]');
+  assert((await domainShape(page)) !== before, 'the diagram did not change with the LLC span');
+  assert((await page.textContent('#machine-card h2')).includes('edited'), 'no "edited" mark on the machine');
+  await page.fill('#cluster-0-capacity_orig', '500');
+  await page.waitForFunction(() => document.querySelector('#domains .cpu-meta')?.textContent.includes('cap 500'));
+  await page.selectOption('#machine-preset', 'power9-smt8');
+  await page.waitForSelector('#domains td.level[data-level="SMT"]');
+  const cpus = await page.$$eval('#domains th.cpu', (t) => t.length);
+  assert(cpus === 16, `power9-smt8 shows ${cpus} CPUs, not 16`);
+  // POWER9 small cores: with one sharing group per core, the SMT span is still the 8 threads.
+  await page.fill('#cluster-0-smt_sharing_groups', '');
+  await page.waitForSelector('#domains');
+  assert(await page.isEnabled('#run'), 'Run is disabled after a valid edit');
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('machine: an invalid value shows the core message beside its field and blocks Run', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await page.fill('#cluster-1-capacity_orig', '2000');
+  const err = await page.waitForSelector('#cluster-1-capacity_orig-error');
+  const text = await err.textContent();
+  assert(text.includes('capacity_orig must be 1 to 1024'), `message: ${text}`);
+  const beside = await page.$eval('#cluster-1-capacity_orig-error', (e) =>
+    e.parentElement.contains(document.querySelector('#cluster-1-capacity_orig')),
+  );
+  assert(beside, 'the message is not in the field of the input');
+  assert(
+    (await page.getAttribute('#cluster-1-capacity_orig', 'aria-describedby')).includes('cluster-1-capacity_orig-error'),
+    'the input does not point at its message',
+  );
+  assert(await page.isDisabled('#run'), 'Run is enabled with an impossible machine');
+  assert((await page.textContent('#input-error')).includes('capacity_orig'), 'Run does not say why');
+  assert(await page.isVisible('#domains-unavailable'), 'the diagram does not say it needs a valid machine');
+  await page.fill('#cluster-0-opps_mhz', '533, fast');
+  await page.waitForSelector('#cluster-0-opps_mhz-error');
+  assert((await page.textContent('#cluster-0-opps_mhz-error')).includes("'fast'"), 'no message for a bad OPP');
+  await page.fill('#cluster-0-opps_mhz', '533, 999, 1402, 1709, 1844');
+  await page.fill('#cluster-1-capacity_orig', '1024');
+  await page.waitForSelector('#domains td.level');
+  assert(await page.isEnabled('#run'), 'Run stays disabled after the fix');
+  assert(!(await page.textContent('#machine-card h2')).includes('edited'), 'the preset was not recognised again');
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.fill('#cluster-1-turbo_bins', '2:100');
+  await page.waitForSelector('#cluster-1-turbo_bins-error');
+  await page.locator('#machine-card').screenshot({ path: path.join(SHOTS, 'machine-invalid-1280.png') });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('workload: a bad rt-app file names the key; a good one (pasted or loaded) runs', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await page.selectOption('#workload-kind', 'rt-app');
+  await page.waitForSelector('#workload-json');
+  assert(await page.isDisabled('#sweep-param'), 'rt-app has nothing to sweep');
+  await page.fill('#workload-json', '{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "loop": 1}}}');
+  await page.waitForSelector('#workload-json-error');
+  const msg = await page.textContent('#workload-json-error');
+  assert(msg.includes('policy'), `the message does not name the key: ${msg}`);
+  assert(await page.isDisabled('#run'), 'Run is enabled with a rejected rt-app file');
+  await page.fill('#workload-json', '{"tasks": {"t": {"run": 100,, }}');
+  await page.waitForFunction(() => /line/.test(document.querySelector('#workload-json-error')?.textContent || ''));
+  // Loading a file puts its text in the area.
+  await page.setInputFiles('#rtapp-file', { name: 'tick.json', mimeType: 'application/json', buffer: Buffer.from(GOOD_RTAPP) });
+  await page.waitForFunction((t) => document.querySelector('#workload-json').value === t, GOOD_RTAPP);
+  await page.waitForSelector('#workload-json-error', { state: 'detached' });
+  await page.fill('#runs', '1');
+  await runAsIs(page);
+  const cells = await pageCells(page);
+  assert(cells.length === 2 && cells.every((c) => c.runs === 1 && c.mean > 0), `cells ${JSON.stringify(cells)}`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('variants: add, rename, configure, reorder and remove, then run', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await page.click('#add-variant');
+  await page.waitForSelector('#variant-2-name');
+  await page.fill('#variant-2-name', 'hz1000');
+  await page.fill('#variant-2-config', '{"hzz": 1000}');
+  await page.waitForSelector('#variant-2-config-error');
+  assert((await page.textContent('#variant-2-config-error')).includes('hzz'), 'the config message does not name the key');
+  await page.fill('#variant-2-config', '{"hz": 1000}');
+  await page.waitForSelector('#variant-2-config-error', { state: 'detached' });
+  await page.click('#variant-2-left');
+  await page.waitForSelector('#variant-1[data-name="hz1000"]');
+  await page.fill('#variant-0-name', 'hz1000');
+  await page.waitForSelector('#variant-0-name-error');
+  assert(await page.isDisabled('#run'), 'Run is enabled with two columns of one name');
+  await page.fill('#variant-0-name', 'v4.16');
+  await page.click('#variant-2-remove');
+  await page.waitForFunction(() => document.querySelectorAll('.variant').length === 2);
+  const domainVariants = await page.$$eval('#domains-variant option', (os) => os.map((o) => o.value));
+  assert(domainVariants.join() === 'v4.16,hz1000', `domain view variants ${domainVariants}`);
+  await page.fill('#sweep-values', '1, 4');
+  await page.fill('#runs', '1');
+  await runAsIs(page);
+  const heads = await page.$$eval('#comparison th.variant', (t) => t.map((x) => x.textContent));
+  assert(heads.join() === 'v4.16,hz1000', `table columns ${heads}`);
+  const params = await page.$$eval('#comparison tbody th.param', (t) => t.map((x) => x.textContent));
+  assert(params.join() === '1,4', `table rows ${params}`);
+  assert(new URL(page.url()).hash.startsWith('#s=1.'), `an edited scenario is not in the address: ${page.url()}`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('share link round trip: an edited scenario reproduces its table to the last digit', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await page.selectOption('#machine-llc', 'cluster');
+  await page.fill('#sweep-values', '2, 3');
+  await page.click('#add-variant');
+  await page.waitForSelector('#variant-2-name');
+  await page.selectOption('#variant-2-governor', 'schedutil');
+  await page.fill('#runs', '2');
+  await page.fill('#seed', '4242');
+  await runAsIs(page);
+  const cells = await pageCells(page);
+  await page.click('#share');
+  await page.waitForSelector('#share-link');
+  const url = await page.inputValue('#share-link');
+  assert(/#s=1\.[A-Za-z0-9_-]+$/.test(url), `share link ${url}`);
+  assert(page.url() === url, 'Share did not put the link in the address');
+  const other = await openUrl(ctx, url);
+  assert((await other.page.inputValue('#runs')) === '2' && (await other.page.inputValue('#seed')) === '4242', 'runs/seed');
+  assert((await other.page.inputValue('#machine-llc')) === 'cluster', 'the machine edit is not in the link');
+  await runAsIs(other.page);
+  const again = await pageCells(other.page);
+  assert(again.length === cells.length && cells.length === 2 * 3, `cells: ${cells.length} then ${again.length}`);
+  for (const c of cells) {
+    const d = again.find((x) => x.variant === c.variant && x.param === c.param);
+    assert(d, `no cell ${c.variant} @ ${c.param} in the shared page`);
+    for (const k of ['mean', 'min', 'max', 'runs']) {
+      assert(Object.is(c[k], d[k]), `${c.variant} @ ${c.param}: ${k} ${c[k]} then ${d[k]}`);
+    }
+  }
+  assert(errors.length === 0 && other.errors.length === 0, `console errors: ${[...errors, ...other.errors].join(' | ')}`);
+  console.log(`    ${cells.length} cells equal; link ${url.length} characters`);
+  await other.page.close();
+  await page.close();
+});
+
+test('a damaged or foreign share link explains itself and loads the default scenario', async (ctx, base) => {
+  for (const [hash, words] of [
+    ['#s=1.bm90LWRlZmxhdGU', 'damaged'],
+    ['#s=1.%%%', 'damaged'],
+    ['#s=7.AAAA', 'format 7'],
+  ]) {
+    const { page, errors } = await openUrl(ctx, base + hash);
+    await page.waitForSelector('#link-error');
+    const text = await page.textContent('#link-error');
+    assert(text.includes(words) && text.includes('default scenario'), `${hash}: ${text}`);
+    assert((await page.inputValue('#scenario')) === SCENARIO, `${hash}: not the default scenario`);
+    assert(await page.isEnabled('#run'), `${hash}: Run is disabled`);
+    assert(errors.length === 0, `${hash}: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  // A link pasted into the address bar of an open page changes only the fragment: it still loads.
+  const { page, errors } = await open(ctx, base);
+  await page.evaluate(() => {
+    location.hash = '#s=7.AAAA';
+  });
+  await page.waitForSelector('#link-error', { timeout: 30000 });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('a share link made outside the page (CLI scenario file, raw DEFLATE, base64url) opens', async (ctx, base) => {
+  assert(fs.existsSync(CLI), `${CLI} is missing: cargo build --release -p schedlab-cli`);
+  const out = spawnSync(CLI, ['show', 'tc2-wakeup-sysbench'], { encoding: 'utf8' });
+  assert(out.status === 0, `schedlab show failed: ${out.stderr}`);
+  const scenario = JSON.parse(out.stdout);
+  scenario.name = 'my-own';
+  scenario.runs = 1;
+  scenario.seed = 99;
+  const payload = zlib.deflateRawSync(Buffer.from(JSON.stringify(scenario))).toString('base64url');
+  const { page, errors } = await openUrl(ctx, `${base}#s=1.${payload}`);
+  assert((await page.inputValue('#scenario')) === 'my-own', 'the link scenario is not selected');
+  assert((await page.textContent('#scenario option:checked')).includes('from a link'), 'no "from a link" option');
+  assert((await page.inputValue('#seed')) === '99', 'seed');
+  assert((await page.inputValue('#machine-preset')) === 'tc2', 'machine');
+  await runAsIs(page);
+  const caption = await page.textContent('#comparison caption');
+  assert(caption.length > 0, 'no table');
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('reference experiments load in one click; every field has a label', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  for (const [button, id] of [
+    ['#load-hikey960-asym-packing', 'E1'],
+    ['#load-cascadelake-fi-kernbench', 'E2'],
+    ['#load-power9-bigcore-asym-smt', 'E3'],
+    ['#load-tc2-wakeup-rtapp', 'E4'],
+    ['#load-juno-use-all-littles', 'E5'],
+  ]) {
+    await page.click(button);
+    await page.waitForSelector(`#experiment-about[data-experiment="${id}"]`);
+    const about = await page.textContent('#experiment-about');
+    assert(about.includes('the patch') && about.includes('Look at'), `${id}: ${about}`);
+    assert((await page.getAttribute(button, 'aria-pressed')) === 'true', `${button} is not marked as loaded`);
+  }
+  await page.waitForFunction(() => document.querySelector('#scenario').value === 'juno-use-all-littles');
+  assert((await page.inputValue('#machine-preset')) === 'juno-r2', 'E5 machine');
+  assert((await page.inputValue('#workload-kind')) === 'two-step', 'E5 workload');
+  const unlabelled = await page.$$eval('input, select, textarea', (els) =>
+    els.filter((e) => e.labels.length === 0 && !e.getAttribute('aria-label')).map((e) => e.id || e.outerHTML.slice(0, 60)),
+  );
+  assert(unlabelled.length === 0, `fields without a label: ${unlabelled.join(', ')}`);
+  // Keyboard: Tab reaches the first experiment's button and Enter loads it.
+  await page.focus('#load-juno-use-all-littles');
+  await page.keyboard.press('Shift+Tab');
+  const focused = await page.evaluate(() => document.activeElement.id);
+  assert(focused.startsWith('load-'), `Shift+Tab went to ${focused}`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((id) => document.querySelector('#scenario').value === id.slice(5), focused);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('screenshots of the editors at 1280x900 and 390x844', async (ctx, base) => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [name, viewport] of [
+    ['1280', { width: 1280, height: 900 }],
+    ['390', { width: 390, height: 844 }],
+  ]) {
+    const { page, errors } = await open(ctx, base, `?scenario=power9-bigcore-asym-smt`, viewport);
+    await page.selectOption('#workload-kind', 'rt-app');
+    await page.fill('#workload-json', '{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 100, "loop": 1}}}');
+    await page.waitForSelector('#workload-json-error');
+    await page.click('#add-variant');
+    for (const id of ['reference', 'setup', 'machine-card', 'topology', 'workload-card', 'variants-card']) {
+      await page.locator(`#${id}`).screenshot({ path: path.join(SHOTS, `editor-${id}-${name}.png`) });
+    }
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert(overflow <= 0, `${name}: the page is ${overflow}px wider than the screen`);
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  console.log(`    written to ${path.relative(ROOT, SHOTS)}/editor-*.png`);
 });
 
 test('screenshots at 1280x900 and 390x844, no sideways scrolling on a phone', async (ctx, base) => {

@@ -13,8 +13,13 @@ use crate::components::bench::BenchResult;
 use crate::components::chart::Chart;
 use crate::components::controls::Controls;
 use crate::components::domains::Domains;
+use crate::components::experiments::ReferenceExperiments;
+use crate::components::machine::MachineEditor;
 use crate::components::progress::Progress;
+use crate::components::share::{self, Share};
 use crate::components::table::ComparisonTableView;
+use crate::components::variants::VariantsEditor;
+use crate::components::workload::WorkloadEditor;
 use crate::protocol::{self, ToWorker};
 use crate::state::{self, Action, Page};
 
@@ -46,35 +51,9 @@ fn random_seed() -> Option<u64> {
     Some(u64::from_le_bytes(buf) & state::SEED_MASK)
 }
 
-/// Puts the scenario, runs and seed in the address bar, so the link reproduces the run.
-fn remember_in_url(scenario: &str, runs: u32, seed: u64) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let Ok(history) = window.history() else {
-        return;
-    };
-    let Ok(params) = UrlSearchParams::new() else {
-        return;
-    };
-    params.append("scenario", scenario);
-    params.append("runs", &runs.to_string());
-    params.append("seed", &seed.to_string());
-    let url = format!("?{}", String::from(params.to_string()));
-    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-}
-
 #[component]
 fn Main() -> Html {
-    let page = use_reducer(|| {
-        let q = query();
-        let get = |k: &str| q.as_ref().and_then(|q| q.get(k));
-        Page::new(
-            get("scenario").as_deref(),
-            get("runs").as_deref(),
-            get("seed").as_deref(),
-        )
-    });
+    let page = use_reducer(|| Page::open(share::current_link()));
     let next_job = use_mut_ref(|| Cell::new(0u64));
 
     let bridge = {
@@ -136,6 +115,8 @@ fn Main() -> Html {
         });
     }
 
+    use_effect_with((), |_| share::reload_on_hash_change());
+
     let on_run = {
         let bridge = bridge.clone();
         let page = page.clone();
@@ -152,7 +133,8 @@ fn Main() -> Html {
                 c.set(c.get() + 1);
                 c.get()
             };
-            remember_in_url(&page.scenario_name, scenario.runs, scenario.seed);
+            let builtin = page.is_builtin_as_is(&scenario);
+            share::remember_in_url(&scenario, builtin.then_some(page.scenario_name.as_str()));
             let scenario_json = protocol::encode_scenario(&scenario);
             page.dispatch(Action::Started {
                 job,
@@ -175,6 +157,7 @@ fn Main() -> Html {
         .dispatcher()
         .to_callback()
         .reform(Action::SelectScenario);
+    let on_edit = page.dispatcher().to_callback().reform(Action::Edit);
     let on_runs = page.dispatcher().to_callback().reform(Action::SetRuns);
     let on_seed = page.dispatcher().to_callback().reform(Action::SetSeed);
     let on_new_seed = {
@@ -199,12 +182,21 @@ fn Main() -> Html {
             <p class="tagline">{"A deterministic model of the Linux CFS scheduler, running in your browser."}</p>
         </header>
         <main>
+            if let Some(e) = &page.link_error {
+                <p class="error link-error" id="link-error" role="alert">{ e.clone() }</p>
+            }
+            <section class="card" id="reference">
+                <h2>{"Reference experiments"}</h2>
+                <ReferenceExperiments current={page.scenario_name.clone()} disabled={page.phase.busy()}
+                    on_load={on_scenario.clone()} />
+            </section>
             <section class="card" id="setup">
                 <h2>{"Experiment"}</h2>
                 <Controls scenarios={state::scenario_choices()} scenario={page.scenario_name.clone()}
                     runs={page.runs_text.clone()} seed={page.seed_text.clone()} running={page.phase.busy()}
                     invalid={invalid} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
                     on_new_seed={on_new_seed} on_run={on_run} on_cancel={on_cancel} />
+                <Share scenario={page.configured().ok()} />
                 if let Some(d) = description {
                     <details class="description"><summary>{"About this scenario"}</summary><p>{ d }</p></details>
                 }
@@ -219,13 +211,27 @@ fn Main() -> Html {
                     <p class="hint" id="no-results">{"Press Run: the runs execute in a Web Worker and the table fills in as they finish."}</p>
                 }
             </section>
+            <section class="card" id="machine-card">
+                <h2>{"Machine"}{ modified(page.draft.machine_modified()) }</h2>
+                <MachineEditor draft={page.draft.clone()} disabled={page.phase.busy()} on_edit={on_edit.clone()} />
+            </section>
             <section class="card" id="topology">
                 <h2>{"Sched domains"}</h2>
-                if let Ok(loaded) = &page.loaded {
-                    <Domains views={loaded.domains.clone()} />
-                } else if let Err(e) = &page.loaded {
+                if let Err(e) = &page.loaded {
                     <p class="error">{ e.clone() }</p>
+                } else if page.draft.domains.is_empty() {
+                    <p class="hint" id="domains-unavailable">{"Fix the machine above (or a variant's kernel below) to see its sched domains."}</p>
+                } else {
+                    <Domains views={page.draft.domains.clone()} />
                 }
+            </section>
+            <section class="card" id="workload-card">
+                <h2>{"Workload"}</h2>
+                <WorkloadEditor draft={page.draft.clone()} disabled={page.phase.busy()} on_edit={on_edit.clone()} />
+            </section>
+            <section class="card" id="variants-card">
+                <h2>{"Variants"}</h2>
+                <VariantsEditor draft={page.draft.clone()} disabled={page.phase.busy()} on_edit={on_edit} />
             </section>
         </main>
         <footer class="bottom">
@@ -233,5 +239,14 @@ fn Main() -> Html {
             <BenchResult state={page.bench.clone()} />
         </footer>
         </>
+    }
+}
+
+/// A mark beside a section's title while it differs from the loaded scenario.
+fn modified(yes: bool) -> Html {
+    if yes {
+        html! { <span class="modified" title="differs from the loaded scenario">{"edited"}</span> }
+    } else {
+        html! {}
     }
 }

@@ -9,6 +9,8 @@
 pub mod agent;
 pub mod app;
 pub mod components;
+pub mod draft;
+pub mod link;
 pub mod plotly;
 pub mod protocol;
 pub mod state;

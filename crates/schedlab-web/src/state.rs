@@ -11,6 +11,8 @@ use schedlab_core::scenarios;
 
 use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
+use crate::draft::{Draft, Edit};
+use crate::link::{self, Link};
 use crate::protocol::{self, FromWorker};
 use crate::viewmodel::{DomainsVm, ProgressVm, TableVm};
 
@@ -42,6 +44,11 @@ pub struct Loaded {
 impl Loaded {
     pub fn builtin(name: &str) -> Result<Loaded, String> {
         let scenario = scenarios::builtin(name).map_err(|e| e.to_string())?;
+        Loaded::new(scenario)
+    }
+
+    /// Any scenario (a share link's, say), validated as a plan would be.
+    pub fn new(scenario: Scenario) -> Result<Loaded, String> {
         let plan = Plan::new(&scenario).map_err(|e| e.to_string())?;
         let domains = scenario
             .variants
@@ -122,10 +129,16 @@ pub struct Page {
     pub table_at: f64,
     pub bench_job: u64,
     pub bench: BenchState,
+    /// The scenario as edited in the machine, workload and variant forms; what Run runs.
+    pub draft: Rc<Draft>,
+    /// Why the address's share link could not be opened (the page fell back to the default).
+    pub link_error: Option<String>,
 }
 
 pub enum Action {
     SelectScenario(String),
+    /// A change in the machine, workload or variant forms.
+    Edit(Edit),
     SetRuns(String),
     SetSeed(String),
     /// A job was posted to the worker with this scenario.
@@ -166,6 +179,10 @@ impl Page {
             table_at: f64::NEG_INFINITY,
             bench_job: 0,
             bench: BenchState::Idle,
+            draft: Rc::new(Draft::new(
+                &scenarios::builtin(scenarios::BUILTIN[0].name).expect("the first built-in loads"),
+            )),
+            link_error: None,
         };
         page.apply(Action::SelectScenario(name));
         if let Some(r) = runs {
@@ -177,10 +194,52 @@ impl Page {
         page
     }
 
+    /// The page for the address: a share link's scenario (`#s=`), or a built-in with the runs
+    /// and seed of an old-style link. A link that cannot be opened leaves the default scenario
+    /// loaded and says why in `link_error`.
+    pub fn open(link: Link) -> Page {
+        match link {
+            Link::Builtin { name, runs, seed } => {
+                Page::new(name.as_deref(), runs.as_deref(), seed.as_deref())
+            }
+            Link::Scenario(payload) => {
+                let opened = link::decode(&payload)
+                    .map_err(|e| e.to_string())
+                    .and_then(|s| Loaded::new(s.clone()).map(|l| (s, l)));
+                let mut page = Page::new(None, None, None);
+                match opened {
+                    Ok((scenario, loaded)) => {
+                        page.runs_text = scenario.runs.to_string();
+                        page.seed_text = scenario.seed.to_string();
+                        page.scenario_name = scenario.name.clone();
+                        page.draft = Rc::new(Draft::new(&scenario));
+                        page.loaded = Ok(Rc::new(loaded));
+                    }
+                    Err(e) => {
+                        page.link_error = Some(format!(
+                        "This link could not be opened: {e}. Showing the default scenario instead."
+                    ))
+                    }
+                }
+                page
+            }
+        }
+    }
+
     /// The scenario the form describes, or why it cannot run.
     pub fn configured(&self) -> Result<Scenario, String> {
-        let loaded = self.loaded.as_ref().map_err(|e| e.clone())?;
-        configure(&loaded.scenario, &self.runs_text, &self.seed_text)
+        self.loaded.as_ref().map_err(|e| e.clone())?;
+        configure(self.draft.scenario()?, &self.runs_text, &self.seed_text)
+    }
+
+    /// Whether the configured scenario is the built-in of `scenario_name` as it ships, runs and
+    /// seed aside: then an old-style `?scenario=` link reproduces it, else only a share link does.
+    pub fn is_builtin_as_is(&self, scenario: &Scenario) -> bool {
+        scenarios::builtin(&self.scenario_name).is_ok_and(|mut b| {
+            b.runs = scenario.runs;
+            b.seed = scenario.seed;
+            b == *scenario
+        })
     }
 
     pub fn progress(&self) -> ProgressVm {
@@ -209,6 +268,7 @@ impl Page {
                 if let Ok(l) = &self.loaded {
                     self.runs_text = l.scenario.runs.to_string();
                     self.seed_text = l.scenario.seed.to_string();
+                    self.draft = Rc::new(Draft::new(&l.scenario));
                 }
                 self.scenario_name = name;
                 self.phase = Phase::Idle;
@@ -217,6 +277,11 @@ impl Page {
                 self.results.clear();
                 self.total = 0;
                 self.table = None;
+            }
+            Action::Edit(edit) => {
+                if !self.phase.busy() {
+                    Rc::make_mut(&mut self.draft).apply(edit);
+                }
             }
             Action::SetRuns(t) => self.runs_text = t,
             Action::SetSeed(t) => self.seed_text = t,
@@ -444,6 +509,59 @@ mod tests {
             .map(|c| c.runs)
             .sum();
         assert_eq!(runs, 2);
+    }
+
+    #[test]
+    fn a_share_link_reopens_the_edited_scenario_with_its_runs_and_seed() {
+        let mut page = Page::new(None, Some("2"), Some("77"));
+        page.apply(Action::Edit(Edit::Llc(
+            schedlab_core::topology::LlcSpan::Cluster,
+        )));
+        page.apply(Action::Edit(Edit::AddVariant));
+        let scenario = page.configured().unwrap();
+        assert!(!page.is_builtin_as_is(&scenario));
+        let opened = Page::open(Link::Scenario(link::encode(&scenario)));
+        assert_eq!(opened.link_error, None);
+        assert_eq!(opened.configured().unwrap(), scenario);
+        assert_eq!(
+            (opened.runs_text.as_str(), opened.seed_text.as_str()),
+            ("2", "77")
+        );
+        // The same scenario gives the same results, run for run.
+        let plan = Plan::new(&scenario).unwrap();
+        let again = Plan::new(&opened.configured().unwrap()).unwrap();
+        assert_eq!(plan.run(1).unwrap(), again.run(1).unwrap());
+    }
+
+    #[test]
+    fn a_broken_link_falls_back_to_the_default_and_says_why() {
+        let page = Page::open(Link::Scenario("1.not-a-scenario".into()));
+        assert!(page.link_error.as_deref().unwrap().contains("damaged"));
+        assert_eq!(page.scenario_name, first_builtin());
+        assert!(page.configured().is_ok());
+        let page = Page::open(Link::Scenario("9.AAAA".into()));
+        assert!(page.link_error.as_deref().unwrap().contains("format 9"));
+        // Old links keep working, and an unmodified built-in is recognised as such.
+        let page = Page::open(Link::Builtin {
+            name: Some(first_builtin().into()),
+            runs: Some("4".into()),
+            seed: Some("2".into()),
+        });
+        let s = page.configured().unwrap();
+        assert_eq!((s.runs, s.seed), (4, 2));
+        assert!(page.is_builtin_as_is(&s));
+    }
+
+    #[test]
+    fn edits_wait_while_a_job_runs() {
+        let mut page = Page::new(None, Some("1"), Some("1"));
+        let scenario = page.configured().unwrap();
+        page.apply(Action::Started {
+            job: 1,
+            scenario: Box::new(scenario.clone()),
+        });
+        page.apply(Action::Edit(Edit::AddVariant));
+        assert_eq!(page.configured().unwrap(), scenario);
     }
 
     #[test]

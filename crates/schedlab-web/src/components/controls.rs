@@ -67,6 +67,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
             <div class="field scenario-field">
                 <label for="scenario">{"Scenario"}</label>
                 <select id="scenario" onchange={on_scenario} disabled={props.running}>
+                    // A scenario from a share link that is not a built-in.
+                    if summary.is_none() {
+                        <option value={props.scenario.clone()} selected=true>
+                            { format!("{} (from a link)", props.scenario) }
+                        </option>
+                    }
                     { for props.scenarios.iter().map(|s| html! {
                         <option value={s.name.clone()} selected={s.name == props.scenario}>
                             { format!("{} — {}", s.name, s.title) }

@@ -1,0 +1,188 @@
+//! The Share button, and the page's address as the scenario's home.
+//!
+//! Share puts the whole scenario in the address (`#s=`, see [`crate::link`]), copies the link to
+//! the clipboard when the browser allows it, and always shows it in a read-only field, selected,
+//! so it can be copied by hand where the clipboard is refused (no secure context, no permission).
+
+use schedlab_core::experiment::Scenario;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::link::{self, Link, FRAGMENT_KEY};
+
+/// The address as the page was opened: a share fragment, or the query of an old-style link.
+pub fn current_link() -> Link {
+    let Some(location) = web_sys::window().map(|w| w.location()) else {
+        return Link::parse("", None, None, None);
+    };
+    let hash = location.hash().unwrap_or_default();
+    let query = location
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok());
+    let get = |k: &str| query.as_ref().and_then(|q| q.get(k));
+    Link::parse(&hash, get("scenario"), get("runs"), get("seed"))
+}
+
+/// The full share URL of a scenario: this page's address with the scenario as its fragment.
+pub fn share_url(scenario: &Scenario) -> String {
+    let base = web_sys::window()
+        .and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
+        })
+        .unwrap_or_default();
+    format!("{base}#{FRAGMENT_KEY}={}", link::encode(scenario))
+}
+
+/// Puts the scenario in the address bar (without a new history entry): the short old-style query
+/// when it is a built-in as shipped (`builtin`), else the whole scenario as a share fragment.
+pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(history) = window.history() else {
+        return;
+    };
+    let url = match builtin {
+        Some(name) => {
+            let Ok(params) = web_sys::UrlSearchParams::new() else {
+                return;
+            };
+            params.append("scenario", name);
+            params.append("runs", &scenario.runs.to_string());
+            params.append("seed", &scenario.seed.to_string());
+            // The path keeps the page; an empty fragment drops any earlier share link.
+            let path = window.location().pathname().unwrap_or_default();
+            format!("{path}?{}", String::from(params.to_string()))
+        }
+        None => share_url(scenario),
+    };
+    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+}
+
+/// Reloads the page when the address's fragment changes under it (a share link pasted into the
+/// address bar of an open page changes only the fragment, which does not reload by itself). The
+/// page's own `replaceState` writes fire no `hashchange`. Returns the listener's remover.
+pub fn reload_on_hash_change() -> impl FnOnce() {
+    let window = web_sys::window();
+    let listener = wasm_bindgen::closure::Closure::<dyn Fn()>::new(|| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().reload();
+        }
+    });
+    if let Some(w) = &window {
+        let _ = w.add_event_listener_with_callback(
+            "hashchange",
+            wasm_bindgen::JsCast::unchecked_ref(listener.as_ref()),
+        );
+    }
+    move || {
+        if let Some(w) = &window {
+            let _ = w.remove_event_listener_with_callback(
+                "hashchange",
+                wasm_bindgen::JsCast::unchecked_ref(listener.as_ref()),
+            );
+        }
+        drop(listener);
+    }
+}
+
+/// Copies `text` to the clipboard; `false` when the browser refuses (the caller offers the text).
+async fn copy(text: &str) -> bool {
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into())
+        .ok()
+        .filter(|c| !c.is_undefined() && !c.is_null());
+    let Some(clipboard) = clipboard else {
+        return false;
+    };
+    let Some(write) = js_sys::Reflect::get(&clipboard, &"writeText".into())
+        .ok()
+        .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
+    else {
+        return false;
+    };
+    let Ok(promise) = write.call1(&clipboard, &JsValue::from_str(text)) else {
+        return false;
+    };
+    let Ok(promise) = wasm_bindgen::JsCast::dyn_into::<js_sys::Promise>(promise) else {
+        return false;
+    };
+    JsFuture::from(promise).await.is_ok()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ShareProps {
+    /// The scenario to share (with the form's runs and seed), or `None` while it cannot run.
+    pub scenario: Option<Scenario>,
+}
+
+#[derive(Clone, PartialEq)]
+enum Shared {
+    None,
+    Copied(String),
+    CopyByHand(String),
+}
+
+#[component]
+pub fn Share(props: &ShareProps) -> Html {
+    let shared = use_state(|| Shared::None);
+    let field = use_node_ref();
+    let onclick = {
+        let shared = shared.clone();
+        let scenario = props.scenario.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(scenario) = &scenario else { return };
+            let url = share_url(scenario);
+            remember_in_url(scenario, None);
+            let shared = shared.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let state = if copy(&url).await {
+                    Shared::Copied(url)
+                } else {
+                    Shared::CopyByHand(url)
+                };
+                shared.set(state);
+            });
+        })
+    };
+    {
+        // Select the link once shown, so a plain Ctrl+C copies it.
+        let field = field.clone();
+        use_effect_with((*shared).clone(), move |_| {
+            if let Some(input) = field.cast::<HtmlInputElement>() {
+                input.select();
+            }
+        });
+    }
+    let (url, note) = match &*shared {
+        Shared::None => (None, None),
+        Shared::Copied(u) => (
+            Some(u.clone()),
+            Some("Link copied: it opens this scenario with these runs and seed."),
+        ),
+        Shared::CopyByHand(u) => (
+            Some(u.clone()),
+            Some("Copy the link below (the browser did not allow copying)."),
+        ),
+    };
+    html! {
+        <div class="share" id="share-box">
+            <button type="button" class="secondary" id="share" onclick={onclick}
+                disabled={props.scenario.is_none()}
+                title="Put the whole scenario in the address and copy the link">{"Share link"}</button>
+            if let Some(url) = url {
+                <div class="field share-field">
+                    <label for="share-link">{ note.unwrap_or_default() }</label>
+                    <input id="share-link" type="text" readonly=true value={url} ref={field.clone()}
+                        onfocus={Callback::from(|e: FocusEvent| e.target_unchecked_into::<HtmlInputElement>().select())} />
+                </div>
+            }
+        </div>
+    }
+}
