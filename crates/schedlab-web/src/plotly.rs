@@ -1,8 +1,9 @@
-//! The two plotly.js calls the page needs, bound by hand. plotly.js itself is bundled into the
+//! The plotly.js calls the page needs, bound by hand. plotly.js itself is bundled into the
 //! page from npm by trunk (index.html); it is never fetched from a CDN.
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen]
 extern "C" {
@@ -38,4 +39,65 @@ pub fn draw(root: &web_sys::Element, figure: &serde_json::Value) -> Result<(), S
 /// Releases plotly's state on `root` (when the chart leaves the page).
 pub fn clear(root: &web_sys::Element) {
     let _ = purge(root);
+}
+
+/// A click on a point of a chart: the point's `customdata` (null when it has none) and its x.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Click {
+    pub custom: serde_json::Value,
+    pub x: Option<f64>,
+}
+
+/// The JS callback of a chart's clicks, kept alive by whoever holds it.
+pub type ClickHandler = Closure<dyn FnMut(JsValue)>;
+
+/// Calls `on_click` with the first point of each click on the chart drawn in `root`
+/// (plotly's `plotly_click` event); replaces the chart's earlier click handlers.
+pub fn on_click(
+    root: &web_sys::Element,
+    on_click: impl Fn(Click) + 'static,
+) -> Result<ClickHandler, String> {
+    let handler = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let point = js_sys::Reflect::get(&event, &"points".into())
+            .ok()
+            .and_then(|p| js_sys::Reflect::get(&p, &0.into()).ok())
+            .filter(|p| p.is_object());
+        let Some(point) = point else { return };
+        let custom = js_sys::Reflect::get(&point, &"customdata".into())
+            .ok()
+            .and_then(|c| serde_wasm_bindgen::from_value(c).ok())
+            .unwrap_or(serde_json::Value::Null);
+        let x = js_sys::Reflect::get(&point, &"x".into())
+            .ok()
+            .and_then(|x| x.as_f64());
+        on_click(Click { custom, x });
+    });
+    let method = |name: &str| {
+        js_sys::Reflect::get(root, &name.into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .ok_or_else(|| format!("the chart has no {name}() (plotly.js did not draw it)"))
+    };
+    let _ = method("removeAllListeners")?.call1(root, &"plotly_click".into());
+    method("on")?
+        .call2(root, &"plotly_click".into(), handler.as_ref())
+        .map_err(|e| format!("plotly.js: {e:?}"))?;
+    Ok(handler)
+}
+
+/// A figure shared by pointer: two are equal when they are the same allocation, so a component
+/// redraws when it gets a new figure without comparing thousands of points.
+#[derive(Debug, Clone)]
+pub struct Figure(pub std::rc::Rc<serde_json::Value>);
+
+impl Figure {
+    pub fn new(value: serde_json::Value) -> Figure {
+        Figure(std::rc::Rc::new(value))
+    }
+}
+
+impl PartialEq for Figure {
+    fn eq(&self, other: &Figure) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
 }

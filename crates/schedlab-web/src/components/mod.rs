@@ -4,6 +4,13 @@
 pub mod bench;
 pub mod chart;
 pub mod controls;
+pub mod decisions;
+pub mod distribution;
 pub mod domains;
+pub mod embed;
+pub mod exports;
+pub mod plot;
 pub mod progress;
+pub mod run_detail;
 pub mod table;
+pub mod timeline;
