@@ -293,7 +293,11 @@ fn Main() -> Html {
                 <ComparisonTableView vm={vm.clone()} on_cell={on_cell} />
                 <Chart vm={vm} image_name={format!("{stem}-means")} />
                 <Exports scenario={scenario.clone()} table={core.clone()} />
-                <Distributions table={core} scenario={scenario.clone()} on_pick={on_pick.clone()} image_name={stem} />
+                // Every run's value: drawn once the job ends, so streaming results only
+                // redraw the table and the means.
+                if !page.phase.busy() {
+                    <Distributions table={core} scenario={scenario.clone()} on_pick={on_pick.clone()} image_name={stem} />
+                }
             </> })
         }
         _ => None,

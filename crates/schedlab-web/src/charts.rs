@@ -41,6 +41,15 @@ pub fn strip_centre(slot: usize, variant: usize, nv: usize) -> f64 {
     slot as f64 + (variant as f64 - (nv as f64 - 1.0) / 2.0) * band
 }
 
+/// " (unit)" after the metric's name, unless the name says it already.
+fn unit_suffix(table: &ComparisonTable) -> String {
+    if table.unit.is_empty() || table.unit == table.metric {
+        String::new()
+    } else {
+        format!(" ({})", table.unit)
+    }
+}
+
 /// The strip chart and the thinning it applied (k: every k-th repetition is drawn).
 pub fn distribution_figure(table: &ComparisonTable, scenario: &Scenario) -> (Value, usize) {
     let points: usize = table
@@ -51,11 +60,7 @@ pub fn distribution_figure(table: &ComparisonTable, scenario: &Scenario) -> (Val
         .sum();
     let every = points.div_ceil(MAX_STRIP_POINTS).max(1);
     let nv = table.variants.len();
-    let unit = if table.unit.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", table.unit)
-    };
+    let unit = unit_suffix(table);
     let mut data = Vec::new();
     for (v, name) in table.variants.iter().enumerate() {
         let colour = PALETTE[v % PALETTE.len()];
@@ -105,7 +110,8 @@ pub fn distribution_figure(table: &ComparisonTable, scenario: &Scenario) -> (Val
                        "tickvals": (0..table.rows.len()).collect::<Vec<_>>(), "ticktext": ticks,
                        "range": [-0.5, table.rows.len() as f64 - 0.5], "zeroline": false,
                        "showgrid": false },
-            "yaxis": { "title": { "text": format!("{}{unit} per run", table.metric) }, "rangemode": "tozero" },
+            // Not from zero: the spread between runs is what this chart is for.
+            "yaxis": { "title": { "text": format!("{}{unit} per run", table.metric) } },
             "legend": { "orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom" },
             "margin": { "l": 60, "r": 16, "t": 36, "b": 50 },
             "hovermode": "closest",
@@ -122,27 +128,26 @@ pub fn histogram_figure(table: &ComparisonTable) -> Option<Value> {
     if table.histogram.is_empty() {
         return None;
     }
-    let unit = if table.unit.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", table.unit)
-    };
+    let unit = unit_suffix(table);
+    // Each variant gets its own slice of every bucket, so equal buckets do not hide each other.
+    let nv = table.histogram.len() as f64;
     let data: Vec<Value> = table
         .histogram
         .iter()
         .enumerate()
         .map(|(v, h)| {
+            let slice = h.bucket * 0.9 / nv;
             json!({
                 "type": "bar", "name": h.variant,
-                "x": h.buckets.iter().map(|&(lo, _)| lo + h.bucket / 2.0).collect::<Vec<_>>(),
+                "x": h.buckets.iter().map(|&(lo, _)| lo).collect::<Vec<_>>(),
                 "y": h.buckets.iter().map(|&(_, n)| n).collect::<Vec<_>>(),
-                "width": h.buckets.iter().map(|_| h.bucket).collect::<Vec<_>>(),
+                "width": h.buckets.iter().map(|_| slice).collect::<Vec<_>>(),
+                "offset": h.bucket * 0.05 + v as f64 * slice,
                 "hovertext": h.buckets.iter().map(|&(lo, n)| format!(
                     "{}: {n} runs in [{}, {})", h.variant, fmt_value(lo), fmt_value(lo + h.bucket)
                 )).collect::<Vec<_>>(),
                 "hoverinfo": "text",
-                "marker": { "color": PALETTE[v % PALETTE.len()], "opacity": 0.6,
-                            "line": { "color": PALETTE[v % PALETTE.len()], "width": 1 } },
+                "marker": { "color": PALETTE[v % PALETTE.len()], "opacity": 0.85 },
             })
         })
         .collect();
@@ -252,8 +257,12 @@ mod tests {
             .collect();
         assert_eq!(ys, h.buckets.iter().map(|b| b.1).collect::<Vec<_>>());
         assert_eq!(ys.iter().sum::<u64>(), 3);
-        let x0 = data[0]["x"][0].as_f64().unwrap();
-        assert_eq!(x0, h.buckets[0].0 + h.bucket / 2.0);
+        // Bars start at the bucket's lower edge, each variant in its own slice of it.
+        assert_eq!(data[0]["x"][0].as_f64().unwrap(), h.buckets[0].0);
+        let slice = data[0]["width"][0].as_f64().unwrap();
+        let offset = |v: usize| data[v]["offset"].as_f64().unwrap();
+        assert!((offset(1) - offset(0) - slice).abs() < 1e-9);
+        assert!(offset(2) + slice <= h.bucket + 1e-9);
         let (_, e1) = table_of("hikey960-asym-packing", 1);
         assert!(histogram_figure(&e1).is_none());
     }

@@ -56,8 +56,15 @@ pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String
     let url = web_sys::Url::create_object_url_with_blob(&blob)
         .map_err(|e| format!("cannot make the file's address: {e:?}"))?;
     let result = click_link(name, &url);
-    // The click has started the download; the address is no longer needed.
-    let _ = web_sys::Url::revoke_object_url(&url);
+    // Free the address once the browser has surely read the file (revoking it at once can cut
+    // a download short in some browsers).
+    let revoke = Closure::once_into_js(move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    if let Some(w) = web_sys::window() {
+        let _ =
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    }
     result
 }
 

@@ -7,8 +7,10 @@ use wasm_bindgen::JsCast;
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = Plotly, js_name = newPlot, catch)]
-    fn new_plot(
+    /// `Plotly.react`: draws like `newPlot` the first time, then updates in place (much cheaper
+    /// than redrawing while results stream in).
+    #[wasm_bindgen(js_namespace = Plotly, js_name = react, catch)]
+    fn react(
         root: &web_sys::Element,
         data: &JsValue,
         layout: &JsValue,
@@ -27,11 +29,20 @@ fn to_js(value: &serde_json::Value) -> Result<JsValue, String> {
 
 /// Draws `figure` (`{data, layout, config}`, see `TableVm::figure`) into `root`, replacing what was
 /// there. An error (plotly.js missing, a bad figure) comes back as text for the page to show.
-pub fn draw(root: &web_sys::Element, figure: &serde_json::Value) -> Result<(), String> {
-    let data = to_js(&figure["data"])?;
-    let layout = to_js(&figure["layout"])?;
-    let config = to_js(&figure["config"])?;
-    new_plot(root, &data, &layout, &config)
+pub fn draw(root: &web_sys::Element, figure: &FigureSource) -> Result<(), String> {
+    let (data, layout, config) = match figure {
+        FigureSource::Value(v) => (
+            to_js(&v["data"])?,
+            to_js(&v["layout"])?,
+            to_js(&v["config"])?,
+        ),
+        FigureSource::Json(text) => {
+            let obj = js_sys::JSON::parse(text).map_err(|e| format!("bad figure JSON: {e:?}"))?;
+            let get = |k: &str| js_sys::Reflect::get(&obj, &k.into()).map_err(|e| format!("{e:?}"));
+            (get("data")?, get("layout")?, get("config")?)
+        }
+    };
+    react(root, &data, &layout, &config)
         .map(|_| ())
         .map_err(|e| format!("plotly.js: {e:?}"))
 }
@@ -85,14 +96,25 @@ pub fn on_click(
     Ok(handler)
 }
 
+/// A plotly figure: built in this module's wasm, or received as JSON text (from the worker).
+#[derive(Debug)]
+pub enum FigureSource {
+    Value(serde_json::Value),
+    Json(String),
+}
+
 /// A figure shared by pointer: two are equal when they are the same allocation, so a component
 /// redraws when it gets a new figure without comparing thousands of points.
 #[derive(Debug, Clone)]
-pub struct Figure(pub std::rc::Rc<serde_json::Value>);
+pub struct Figure(pub std::rc::Rc<FigureSource>);
 
 impl Figure {
     pub fn new(value: serde_json::Value) -> Figure {
-        Figure(std::rc::Rc::new(value))
+        Figure(std::rc::Rc::new(FigureSource::Value(value)))
+    }
+
+    pub fn from_json(text: String) -> Figure {
+        Figure(std::rc::Rc::new(FigureSource::Json(text)))
     }
 }
 

@@ -233,7 +233,7 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
                 <p class="hint">{"Why each task went where it went: every wake-up's placement, and each load-balance pass with the \
                     statistics of the groups it compared (the local group first), the busiest group's type, the migration type and the imbalance."}</p>
                 <DecisionLog page={s.page.clone()} query={s.query} counts={d.decisions}
-                    nr_cpus={d.timeline.lanes.len()} on_query={on_query} loading={s.paging} />
+                    nr_cpus={d.timeline.lanes} on_query={on_query} loading={s.paging} />
             }
         </div>
     }

@@ -1,4 +1,5 @@
-//! One traced run's per-CPU timeline (see `runview::timeline`), with what the drawing leaves out.
+//! One traced run's per-CPU timeline (drawn from the figure the worker built, see
+//! `runview::timeline`), with what the drawing leaves out.
 
 use std::rc::Rc;
 
@@ -19,7 +20,9 @@ pub struct TimelineProps {
 
 #[component]
 pub fn Timeline(props: &TimelineProps) -> Html {
-    let figure = use_memo(props.run.clone(), |run| Figure::new(run.timeline.figure()));
+    let figure = use_memo(props.run.clone(), |run| {
+        Figure::from_json(run.timeline_figure.clone())
+    });
     let on_click = {
         let on_time = props.on_time.clone();
         Callback::from(move |c: Click| {
@@ -30,8 +33,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let vm = &props.run.timeline;
     html! {
-        <div class="timeline" id="timeline" data-bars={vm.bars.len().to_string()}
-            data-marks={vm.marks.len().to_string()} data-lanes={vm.lanes.len().to_string()}>
+        <div class="timeline" id="timeline" data-bars={vm.bars.to_string()}
+            data-marks={vm.marks.to_string()} data-lanes={vm.lanes.to_string()}>
             <p class="hint">
                 {"Which task ran on each CPU (lanes, labelled with capacity), migrations (▸ on the destination CPU), \
                   each frequency domain's frequency and its CPUs' busy share. Click the chart to list the decisions from that moment."}

@@ -1,9 +1,11 @@
 //! One run looked at closely: which run (a [`RunPick`]), and what the page shows of it once the
 //! worker has recorded it traced (a [`RunDetailVm`]: the run's identity and counters, its
-//! [`timeline::TimelineVm`] and the size of its decision log, whose pages come separately).
+//! timeline as a ready plotly figure (from [`timeline::TimelineVm`]) and the size of its decision
+//! log, whose pages come separately).
 //!
 //! Everything here is built in the worker from a core `RunTrace` and crosses to the page as JSON;
-//! it is plain Rust, tested natively.
+//! it is plain Rust, tested natively. The timeline's figure is built in the worker too and crosses
+//! as JSON text the page hands to plotly.js as it is: the page's wasm holds no code for it.
 
 pub mod decisions;
 pub mod state;
@@ -55,7 +57,19 @@ pub struct RunDetailVm {
     /// The run's counters by the core's names, those that are not zero.
     pub counters: Vec<(String, u64)>,
     pub decisions: DecisionCounts,
-    pub timeline: TimelineVm,
+    pub timeline: TimelineSummary,
+    /// The timeline's plotly figure (`TimelineVm::figure`), as JSON text.
+    pub timeline_figure: String,
+}
+
+/// What the page says about the timeline besides drawing it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineSummary {
+    pub lanes: usize,
+    pub bars: usize,
+    pub marks: usize,
+    /// What the drawing leaves out or approximates.
+    pub notes: Vec<String>,
 }
 
 impl RunDetailVm {
@@ -68,6 +82,7 @@ impl RunDetailVm {
                 .collect(),
             _ => Vec::new(),
         };
+        let timeline = TimelineVm::build(trace, &plan.topo);
         RunDetailVm {
             scenario: plan.scenario.name.clone(),
             index,
@@ -83,7 +98,13 @@ impl RunDetailVm {
             events: trace.result.events,
             counters,
             decisions: decisions::counts(&trace.decisions),
-            timeline: TimelineVm::build(trace, &plan.topo),
+            timeline_figure: timeline.figure().to_string(),
+            timeline: TimelineSummary {
+                lanes: timeline.lanes.len(),
+                bars: timeline.bars.len(),
+                marks: timeline.marks.len(),
+                notes: timeline.notes,
+            },
         }
     }
 }

@@ -685,6 +685,13 @@ impl TimelineVm {
             }));
         }
         let categories: Vec<String> = self.lanes.iter().map(|l| l.label.clone()).collect();
+        // An invisible point per lane, so idle CPUs keep their lane (a category axis only shows
+        // the categories its data has).
+        data.push(json!({
+            "type": "scatter", "mode": "markers", "name": "lanes", "showlegend": false,
+            "x": vec![0.0; categories.len()], "y": categories, "hoverinfo": "skip",
+            "marker": { "opacity": 0 }, "xaxis": "x", "yaxis": "y",
+        }));
         let mut layout = json!({
             "height": plot_h + 150,
             "barmode": "overlay",
