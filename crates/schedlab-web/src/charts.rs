@@ -152,11 +152,26 @@ pub fn histogram_figure(table: &ComparisonTable) -> Option<Value> {
         })
         .collect();
     let bucket = table.histogram[0].bucket;
+    // Whole buckets in view, with a tick at each edge while they are few enough to label.
+    let edges = table
+        .histogram
+        .iter()
+        .flat_map(|h| h.buckets.iter().map(|b| b.0));
+    let lo = edges.clone().fold(f64::INFINITY, f64::min);
+    let hi = edges.fold(f64::NEG_INFINITY, f64::max) + bucket;
+    let mut xaxis = json!({
+        "title": { "text": format!("{}{unit}, buckets of {}", table.metric, fmt_value(bucket)) },
+        "range": [lo, hi],
+    });
+    if (hi - lo) / bucket <= 24.0 {
+        xaxis["tick0"] = json!(lo);
+        xaxis["dtick"] = json!(bucket);
+    }
     Some(json!({
         "data": data,
         "layout": {
             "barmode": "overlay",
-            "xaxis": { "title": { "text": format!("{}{unit}, buckets of {}", table.metric, fmt_value(bucket)) } },
+            "xaxis": xaxis,
             "yaxis": { "title": { "text": "runs" }, "rangemode": "tozero" },
             "legend": { "orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom" },
             "margin": { "l": 60, "r": 16, "t": 36, "b": 50 },

@@ -698,7 +698,8 @@ impl TimelineVm {
             "bargap": 0.1,
             "hovermode": "closest",
             "showlegend": true,
-            "legend": { "orientation": "h", "x": 0, "y": -0.04, "yanchor": "top", "font": { "size": 11 } },
+            // Below the time axis and its title (plotly grows the margin to fit it).
+            "legend": { "orientation": "h", "x": 0, "y": -(64.0 / plot_h as f64), "yanchor": "top", "font": { "size": 11 } },
             "margin": { "l": 92, "r": 16, "t": 10, "b": 30 },
             "xaxis": { "title": { "text": "simulated time (s)", "standoff": 4 }, "anchor": if has_freq { "y3" } else { "y2" },
                        "range": [0.0, secs(self.span_ns)], "zeroline": false },
