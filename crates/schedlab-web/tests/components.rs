@@ -43,8 +43,11 @@ async fn the_table_renders_every_cell_with_its_exact_values() {
     let table = plan.table(&results);
     let vm = Rc::new(TableVm::new(&table));
     let root = mount();
-    yew::Renderer::<ComparisonTableView>::with_root_and_props(root.clone(), TableProps { vm })
-        .render();
+    yew::Renderer::<ComparisonTableView>::with_root_and_props(
+        root.clone(),
+        TableProps { vm, on_cell: None },
+    )
+    .render();
     settle().await;
     let cells = root.query_selector_all("td.mean").unwrap();
     let expected: usize = table.rows.iter().map(|r| r.cells.len()).sum();

@@ -378,7 +378,13 @@ mod tests {
         }
         assert_eq!(seen, select(&trace.decisions, &q));
         // Past the end: the last page.
-        let last = page(trace, &DecisionQuery { page: 1 << 40, ..q });
+        let last = page(
+            trace,
+            &DecisionQuery {
+                page: usize::MAX,
+                ..q
+            },
+        );
         assert_eq!(last.query.page, p0.pages - 1);
     }
 
