@@ -6,10 +6,12 @@
 //! a few simulated seconds has hundreds of thousands of switches, more than plotly can draw (or a
 //! screen can show). So the timeline is decimated, never silently:
 //!
-//! - Run segments: each CPU gets [`MAX_BARS`] / CPUs bars. A segment at least one bar's width long
-//!   is drawn as it is; shorter ones are merged with their neighbours until the merged block is one
-//!   bar wide, drawn in the colour of the task that ran longest in it, more transparent the more
-//!   of it was idle, its tooltip giving the switch count and busy share.
+//! - Run segments: at most [`MAX_BARS`] bars over all CPUs. A segment at least the shortest
+//!   drawn width long is drawn as it is; shorter ones are merged with their neighbours until the
+//!   merged block is that wide, drawn in the colour of the task that ran longest in it, more
+//!   transparent the more of it was idle, its tooltip giving the switch count and busy share. The
+//!   width is the smallest that keeps the bars within the budget, so busy CPUs get the detail
+//!   idle ones do not need.
 //! - Migrations: at most [`MAX_MARKS`] markers, evenly thinned.
 //! - Frequency: at most [`MAX_FREQ_POINTS`] points per line, keeping each time bin's lowest and
 //!   highest value, so the envelope survives.
@@ -33,8 +35,6 @@ use super::decisions::task_label;
 
 /// Most run bars drawn over all CPUs.
 pub const MAX_BARS: usize = 4000;
-/// Fewest bars a CPU gets, however many CPUs there are.
-pub const MIN_BARS_PER_CPU: usize = 24;
 /// Most migration markers drawn.
 pub const MAX_MARKS: usize = 1500;
 /// Most points per frequency line.
@@ -213,13 +213,14 @@ impl Block {
     }
 }
 
-/// One CPU's segments as at most about `2 * budget` bars (see the module doc).
-pub fn decimate(segs: &[Segment], span: u64, budget: usize) -> Vec<Bar> {
+/// One CPU's segments as bars at least `min_len` long, but for segments kept whole (see the
+/// module doc); at most `2 * span / min_len` of them.
+pub fn decimate(segs: &[Segment], min_len: u64) -> Vec<Bar> {
     let Some(first) = segs.first() else {
         return Vec::new();
     };
     let cpu = first.cpu;
-    let min_len = span.div_ceil(budget.max(1) as u64).max(1);
+    let min_len = min_len.max(1);
     let mut bars = Vec::new();
     let mut block = Block::default();
     for s in segs {
@@ -237,6 +238,25 @@ pub fn decimate(segs: &[Segment], span: u64, budget: usize) -> Vec<Bar> {
     }
     bars.extend(block.take(cpu));
     bars
+}
+
+/// The smallest bar width (ns) at which all CPUs' bars number at most `max`: bisection, since
+/// fewer bars come out the wider they must be.
+pub fn shortest_width(segs: &[Vec<Segment>], span: u64, max: usize) -> u64 {
+    let count = |w: u64| -> usize { segs.iter().map(|s| decimate(s, w).len()).sum() };
+    if count(1) <= max {
+        return 1;
+    }
+    let (mut lo, mut hi) = (1u64, span.max(2));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if count(mid) <= max {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
 }
 
 /// How the lines group CPUs: each frequency domain, or each cluster when there are too many
@@ -497,11 +517,8 @@ impl TimelineVm {
             }));
         let segs = segments(&trace.events, nr, span);
         let nsegs: usize = segs.iter().map(Vec::len).sum();
-        let budget = (MAX_BARS / nr.max(1)).max(MIN_BARS_PER_CPU);
-        let bars: Vec<Bar> = segs
-            .iter()
-            .flat_map(|s| decimate(s, span, budget))
-            .collect();
+        let min_len = shortest_width(&segs, span, MAX_BARS);
+        let bars: Vec<Bar> = segs.iter().flat_map(|s| decimate(s, min_len)).collect();
 
         // Tasks: the longest-running get their own colour and legend entry.
         let ntasks = trace.task_names.len();
@@ -546,7 +563,7 @@ impl TimelineVm {
                 "{nsegs} run segments drawn as {} bars: segments shorter than {} are merged into blocks \
                  coloured by the task that ran longest in them, fainter the more idle they were.",
                 bars.len(),
-                fmt_duration(span.div_ceil(budget as u64))
+                fmt_duration(min_len)
             ));
         }
         if marks.len() < all_marks.len() {
@@ -860,7 +877,7 @@ mod tests {
             seg(0, 45, 52, Some(3)),
             seg(0, 52, 100, None),
         ];
-        let bars = decimate(&segs, 100, 10);
+        let bars = decimate(&segs, 10);
         assert_eq!(bars.len(), 2, "{bars:?}");
         assert_eq!(
             (
@@ -875,8 +892,8 @@ mod tests {
         assert_eq!((m.start_ns, m.end_ns, m.segments), (40, 52, 3));
         assert_eq!((m.task, m.task_ns, m.busy_ns), (3, 7, 10));
         // Idle stretches draw nothing.
-        assert!(decimate(&[seg(0, 0, 100, None)], 100, 10).is_empty());
-        assert!(decimate(&[], 100, 10).is_empty());
+        assert!(decimate(&[seg(0, 0, 100, None)], 10).is_empty());
+        assert!(decimate(&[], 10).is_empty());
     }
 
     #[test]
@@ -896,17 +913,23 @@ mod tests {
                 )
             })
             .collect();
-        let bars = decimate(&segs, 10_000, 50);
+        let bars = decimate(&segs, 200);
         assert!(bars.len() <= 100, "{} bars", bars.len());
+        // The width found keeps any set of lanes within the budget, and is the smallest that does.
+        let lanes = vec![
+            segs.clone(),
+            segs.iter().map(|s| Segment { cpu: 1, ..*s }).collect(),
+        ];
+        let w = shortest_width(&lanes, 10_000, 300);
+        let count = |w: u64| lanes.iter().map(|l| decimate(l, w).len()).sum::<usize>();
+        assert!(count(w) <= 300 && count(w - 1) > 300, "width {w}");
+        assert_eq!(shortest_width(&lanes, 10_000, 1_000_000), 1);
         assert_eq!(bars.iter().map(|b| b.busy_ns).sum::<u64>(), 5_000);
         // The real run: bounded overall, busy time preserved.
         let t = e1_trace();
         let plan = e1_plan();
         let vm = TimelineVm::build(t, &plan.topo);
-        assert!(
-            vm.bars.len()
-                <= 2 * MAX_BARS.max(MIN_BARS_PER_CPU * plan.topo.nr_cpus()) + plan.topo.nr_cpus()
-        );
+        assert!(vm.bars.len() <= MAX_BARS);
         let drawn: u64 = vm.bars.iter().map(|b| b.busy_ns).sum();
         assert_eq!(
             drawn, t.result.busy_cpu_ns,
