@@ -33,8 +33,9 @@ use serde_json::{json, Value};
 
 use super::decisions::task_label;
 
-/// Most run bars drawn over all CPUs.
-pub const MAX_BARS: usize = 4000;
+/// Most run bars drawn over all CPUs: plotly draws each as an SVG element on the page's thread,
+/// and 2500 of them draw in well under a second.
+pub const MAX_BARS: usize = 2500;
 /// Most migration markers drawn.
 pub const MAX_MARKS: usize = 1500;
 /// Most points per frequency line.
