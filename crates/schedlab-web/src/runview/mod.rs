@@ -8,6 +8,7 @@
 //! as JSON text the page hands to plotly.js as it is: the page's wasm holds no code for it.
 
 pub mod decisions;
+pub mod figure;
 pub mod state;
 pub mod timeline;
 
