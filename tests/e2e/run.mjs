@@ -7,6 +7,7 @@
 // The last line is "N passed, M failed"; the exit code is non-zero when M > 0.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { distDir, launch, serve } from './lib.mjs';
@@ -507,6 +508,192 @@ test('screenshots of the editors at 1280x900 and 390x844', async (ctx, base) => 
     await page.close();
   }
   console.log(`    written to ${path.relative(ROOT, SHOTS)}/editor-*.png`);
+});
+
+// ---- Results outputs: per-run charts, one run's detail, exports, embed view, worker crashes ----
+
+/** Clicks `selector` and returns the file it downloads: { name, buf }. */
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click(selector)]);
+  const file = await dl.path();
+  return { name: dl.suggestedFilename(), buf: fs.readFileSync(file) };
+}
+
+/** Runs the release CLI; returns its stdout. */
+function cli(args) {
+  assert(fs.existsSync(CLI), `${CLI} is missing: cargo build --release -p schedlab-cli`);
+  const out = spawnSync(CLI, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
+  assert(out.status === 0, `schedlab ${args.join(' ')} failed (${out.status}): ${out.stderr}`);
+  return out.stdout;
+}
+
+/** Errors the crash test causes on purpose (the worker's panic message). */
+const onPurpose = (e) => /deliberate crash|panicked|unreachable|RuntimeError/.test(e);
+
+test('outputs: results CSV, JSON and chart images download; CSV and JSON equal the CLI byte for byte', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await runInPage(page, 3, 1);
+  await waitDone(page);
+  const csv = await download(page, '#export-csv');
+  assert(csv.name === `${SCENARIO}-runs3-seed1.csv`, `CSV file name ${csv.name}`);
+  const cliCsv = cli(['reproduce', SCENARIO, '--runs', '3', '--seed', '1', '--format', 'csv']);
+  assert(csv.buf.toString('utf8') === cliCsv, `the page's CSV differs from the CLI's:\n${csv.buf}\n---\n${cliCsv}`);
+  const json = await download(page, '#export-json');
+  const cliJson = cli(['reproduce', SCENARIO, '--runs', '3', '--seed', '1', '--format', 'json']);
+  assert(json.buf.toString('utf8') === cliJson, 'the page\'s results JSON differs from the CLI\'s');
+  // The scenario file runs in the CLI to the same table.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedlab-e2e-'));
+  const scenario = await download(page, '#export-scenario');
+  const file = path.join(dir, 'scenario.json');
+  fs.writeFileSync(file, scenario.buf);
+  assert(cli(['run', file, '--format', 'csv']) === cliCsv, 'the exported scenario does not reproduce the table');
+  // Chart images.
+  const png = await download(page, '#results .chart-wrap:has(#chart) button[data-format="png"]');
+  assert(png.name.endsWith('.png') && png.buf.subarray(1, 4).toString() === 'PNG', `PNG download ${png.name}`);
+  const svg = await download(page, '#results .chart-wrap:has(#distribution-chart) button[data-format="svg"]');
+  assert(svg.name.endsWith('.svg') && svg.buf.toString('utf8').includes('<svg'), `SVG download ${svg.name}`);
+  // The strip chart has a point per run.
+  const points = await page.$$eval('#distribution-chart .scatterlayer .trace:nth-child(odd) .point', (p) => p.length);
+  assert(points === 3 * 8 * 2, `the per-run chart has ${points} points for 48 runs`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('run detail: a patched E1 run shows its timeline and asym packing passes; its ftrace equals the CLI\'s', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await runInPage(page, 3, 1);
+  await waitDone(page);
+  const variants = await page.$$eval('#domains-variant option', (os) => os.map((o) => o.value));
+  const patched = variants[variants.length - 1];
+  // Click the patched variant's cell at 4 threads: its repetition 0 is traced.
+  await page.click(`#comparison td.mean[data-variant="${patched}"][data-param="4"]`);
+  await page.waitForSelector('#run-detail[data-state="ready"], #run-detail[data-state="failed"]', { timeout: 120000 });
+  const state = await page.getAttribute('#run-detail', 'data-state');
+  assert(state === 'ready', `run detail ${state}: ${await page.textContent('#run-detail')}`);
+  assert((await page.getAttribute('#detail-head', 'data-variant')) === patched, 'the traced run is not the patched one');
+  const index = Number(await page.getAttribute('#detail-head', 'data-index'));
+  // The timeline: one lane per CPU, bars drawn, migrations marked.
+  await page.waitForSelector('#timeline-chart .barlayer .point', { timeout: 30000 });
+  const lanes = Number(await page.getAttribute('#timeline', 'data-lanes'));
+  const bars = await page.$$eval('#timeline-chart .barlayer .point', (p) => p.length);
+  assert(lanes === 8 && bars >= 4, `${lanes} lanes, ${bars} bars for 4 threads`);
+  assert(Number(await page.getAttribute('#timeline', 'data-marks')) > 0, 'no migration is marked');
+  assert((await page.textContent('#timeline-notes')).includes('util_avg'), 'the notes do not say what busy % is');
+  // The decision log, then only passes whose busiest group is asym packing.
+  await page.waitForSelector('#decisions li.decision', { timeout: 30000 });
+  await page.selectOption('#log-busiest', 'group_asym_packing');
+  await page.waitForSelector('#decisions li.decision[data-busiest="group_asym_packing"]', { timeout: 30000 });
+  const kinds = await page.$$eval('#decisions li.decision', (li) => li.map((l) => l.dataset.busiest));
+  assert(kinds.length > 0 && kinds.every((k) => k === 'group_asym_packing'), `filtered log: ${kinds}`);
+  const text = await page.textContent('#decisions li.decision');
+  assert(/load_balance/.test(text) && /migrate_/.test(text), `an asym packing pass reads: ${text}`);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.locator('#detail').screenshot({ path: path.join(SHOTS, 'run-detail-desktop.png') });
+  // Paging through everything.
+  await page.selectOption('#log-busiest', { index: 0 });
+  await page.check('#log-quiet');
+  await page.waitForFunction(() => Number(document.querySelector('#log-page')?.dataset.pages) > 1);
+  await page.click('#log-next');
+  await page.waitForSelector('#log-page[data-page="1"]', { timeout: 30000 });
+  const perPage = await page.$$eval('#decisions li.decision', (li) => li.length);
+  assert(perPage > 0 && perPage <= 200, `${perPage} entries on a page`);
+  // The ftrace export equals `schedlab trace` of the same scenario file and run (after the
+  // first comment line, which names the scenario by file).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedlab-e2e-'));
+  const file = path.join(dir, 'scenario.json');
+  fs.writeFileSync(file, (await download(page, '#export-scenario')).buf);
+  const ftrace = await download(page, '#export-ftrace');
+  assert(ftrace.name.endsWith(`-run${index}.ftrace.txt`), `ftrace file name ${ftrace.name}`);
+  const rest = (t) => t.slice(t.indexOf('\n') + 1);
+  const fromCli = cli(['trace', file, '--run', String(index)]);
+  assert(rest(ftrace.buf.toString('utf8')) === rest(fromCli), 'the page\'s ftrace differs from `schedlab trace`');
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  console.log(`    run ${index}: ${bars} bars, ${kinds.length} asym packing passes on the first page`);
+  await page.close();
+});
+
+test('E3 shows its histogram, E4 rt-app its wake-up classification', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base, '?scenario=power9-bigcore-asym-smt');
+  await runInPage(page, 4, 1);
+  await waitDone(page);
+  await page.waitForSelector('#histogram-chart .barlayer .point', { timeout: 30000 });
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const series = await page.$$eval('#histogram-chart .barlayer .trace', (t) => t.length);
+  assert(series === 3, `the histogram has ${series} series for 3 variants`);
+  await page.locator('#distributions').screenshot({ path: path.join(SHOTS, 'histogram-e3.png') });
+  await page.selectOption('#scenario', 'tc2-wakeup-rtapp');
+  await runInPage(page, 1, 1);
+  await waitDone(page);
+  const rows = await page.$$eval('#wake-classes tbody tr', (r) => r.length);
+  const cli4 = JSON.parse(cli(['reproduce', 'tc2-wakeup-rtapp', '--runs', '1', '--seed', '1', '--format', 'json']));
+  assert(rows === cli4.wake_classes.length && rows > 0, `${rows} wake-up classes in the page, ${cli4.wake_classes.length} in the CLI`);
+  const first = await page.$$eval('#wake-classes tbody tr:first-child td.num', (td) => td.map((t) => Number(t.textContent)));
+  assert(JSON.stringify(first) === JSON.stringify(cli4.wake_classes[0].counts), `first class ${first} vs ${cli4.wake_classes[0].counts}`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('a crashed worker shows its message, and the page runs again', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await runInPage(page, 32, 7);
+  await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 1, null, {
+    timeout: RUN_TIMEOUT,
+  });
+  await page.evaluate(() => window.schedlabCrashWorker());
+  await page.waitForSelector('#status[data-state="failed"]', { timeout: 30000 });
+  const msg = await page.textContent('#status-message');
+  assert(msg.includes('The worker crashed') && msg.includes('deliberate crash'), `message: ${msg}`);
+  assert(await page.isEnabled('#run'), 'Run is not enabled after the crash');
+  // A fresh worker takes the next job.
+  await runInPage(page, 1, 1);
+  await waitDone(page);
+  const unexpected = errors.filter((e) => !onPurpose(e));
+  assert(unexpected.length === 0, `console errors: ${unexpected.join(' | ')}`);
+  await page.close();
+});
+
+test('the embed view runs the linked scenario and shows only the table and chart', async (ctx, base) => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [name, viewport] of [
+    ['embed-720x560', { width: 720, height: 560 }],
+    ['embed-390x844', { width: 390, height: 844 }],
+  ]) {
+    const page = await ctx.context.newPage();
+    await page.setViewportSize(viewport);
+    const errors = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${base}?scenario=${SCENARIO}&runs=1&seed=1&view=embed`);
+    await page.waitForSelector('#status[data-state="done"]', { timeout: RUN_TIMEOUT });
+    await page.waitForSelector('#chart .scatterlayer .trace', { timeout: 30000 });
+    assert((await page.$('#controls')) === null && (await page.$('#domains')) === null, 'the embed shows the controls');
+    const cells = await page.$$eval('#comparison td.mean', (t) => t.length);
+    assert(cells === 16, `${cells} table cells`);
+    const href = await page.getAttribute('#embed-open', 'href');
+    assert(!href.includes('view=embed') && href.includes(`scenario=${SCENARIO}`), `full link ${href}`);
+    assert(new URL(page.url()).searchParams.get('view') === 'embed', 'the embed lost its view=embed');
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+});
+
+test('run detail at phone width: no sideways scrolling of the page', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base, undefined, { width: 390, height: 844 });
+  await runInPage(page, 1, 1);
+  await waitDone(page);
+  await page.click('#trace-run');
+  await page.waitForSelector('#run-detail[data-state="ready"]', { timeout: 120000 });
+  await page.waitForSelector('#decisions li.decision', { timeout: 30000 });
+  await page.waitForTimeout(300);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.locator('#detail').screenshot({ path: path.join(SHOTS, 'run-detail-phone-390.png') });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
 });
 
 test('screenshots at 1280x900 and 390x844, no sideways scrolling on a phone', async (ctx, base) => {

@@ -1,28 +1,42 @@
-//! The Web Worker: runs a scenario's plan one index at a time, off the page's thread.
+//! The Web Worker: everything that needs the simulation runs here, off the page's thread, and in
+//! this wasm module only (the page's module never builds a plan, which keeps it small).
 //!
-//! Between runs it yields to the worker's event loop (at most every [`YIELD_EVERY_MS`] of compute,
-//! to keep the cost of the timer negligible) and looks for a `Cancel`; so a cancel takes effect
-//! after the run in progress, and the page never waits on the model.
+//! A job runs a scenario's plan one index at a time. Between runs the worker yields to its event
+//! loop (at most every [`YIELD_EVERY_MS`] of compute, to keep the cost of the timer negligible) and
+//! looks for a `Cancel`; so a cancel takes effect after the run in progress, and the page never
+//! waits on the model. The worker keeps the job's results and sends the core's comparison table
+//! of them at most every [`TABLE_EVERY_MS`], and once more at the end.
+//!
+//! A trace request records one run with its events and decision log and keeps it, to answer the
+//! page's requests for pages of the log and for the ftrace text without running it again.
 
 use std::time::Duration;
 
 use futures::{FutureExt, SinkExt, StreamExt};
-use schedlab_core::experiment::Plan;
+use schedlab_core::experiment::{Plan, RunResult};
 use yew_agent::prelude::*;
 
+use crate::crash;
 use crate::protocol::{self, FromWorker, ToWorker};
+use crate::runview::{self, decisions, Traced};
 
 /// Longest stretch of runs between two looks at the inbox.
 pub const YIELD_EVERY_MS: f64 = 20.0;
+/// While a job runs, its table is sent at most this often.
+pub const TABLE_EVERY_MS: f64 = 250.0;
 
 fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
+type Scope = ReactorScope<ToWorker, FromWorker>;
+
 #[reactor]
-pub async fn SimWorker(mut scope: ReactorScope<ToWorker, FromWorker>) {
+pub async fn SimWorker(mut scope: Scope) {
     // A message that arrived while a job ran and was not a cancel of it: handled next.
     let mut pending: Option<ToWorker> = None;
+    // The last traced run.
+    let mut kept: Option<Traced> = None;
     loop {
         let msg = match pending.take() {
             Some(m) => m,
@@ -31,82 +45,154 @@ pub async fn SimWorker(mut scope: ReactorScope<ToWorker, FromWorker>) {
                 None => return,
             },
         };
-        match msg {
-            ToWorker::Cancel { .. } => {} // nothing running
-            ToWorker::Bench { job, scenario_json } => {
-                let out = bench(job, &scenario_json);
-                let _ = scope.send(out).await;
+        if let Some(job) = msg.job() {
+            crash::set_job(job);
+        }
+        let reply = match msg {
+            ToWorker::Connect { crash_channel } => {
+                crash::set_channel(crash_channel);
+                None
             }
+            ToWorker::Cancel { .. } => None, // nothing running
+            ToWorker::Crash { job } => crash_on_purpose(job),
+            ToWorker::Bench { job, scenario_json } => Some(bench(job, &scenario_json)),
             ToWorker::Start { job, scenario_json } => {
-                let plan = match protocol::decode_scenario(&scenario_json)
-                    .and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
-                {
-                    Ok(plan) => plan,
-                    Err(message) => {
-                        let _ = scope.send(FromWorker::Failed { job, message }).await;
-                        continue;
-                    }
-                };
-                let total = plan.len();
-                let _ = scope.send(FromWorker::Planned { job, total }).await;
-                let start = now_ms();
-                let mut last_yield = start;
-                let mut finished = true;
-                for index in 0..total {
-                    match plan.run(index) {
-                        Ok(result) => {
-                            let result_json = protocol::encode_result(&result);
-                            let _ = scope
-                                .send(FromWorker::Result {
-                                    job,
-                                    index,
-                                    result_json,
-                                })
-                                .await;
-                        }
-                        Err(e) => {
-                            let message = format!("run {index}: {e}");
-                            let _ = scope.send(FromWorker::Failed { job, message }).await;
-                            finished = false;
-                            break;
-                        }
-                    }
-                    if index + 1 < total && now_ms() - last_yield >= YIELD_EVERY_MS {
-                        // Let the worker's event loop deliver any message the page sent.
-                        yew::platform::time::sleep(Duration::ZERO).await;
-                        last_yield = now_ms();
-                        if let Some(Some(m)) = scope.next().now_or_never() {
-                            if !matches!(&m, ToWorker::Cancel { job: j } if *j != job) {
-                                // A cancel of this job, or a new job: this one stops here.
-                                let _ = scope
-                                    .send(FromWorker::Cancelled {
-                                        job,
-                                        done: index + 1,
-                                    })
-                                    .await;
-                                finished = false;
-                                if !matches!(m, ToWorker::Cancel { .. }) {
-                                    pending = Some(m);
-                                }
-                                break;
-                            }
-                        }
-                    }
+                pending = run_job(&mut scope, job, &scenario_json).await;
+                None
+            }
+            ToWorker::Trace {
+                job,
+                scenario_json,
+                pick,
+            } => Some(trace(job, &scenario_json, pick, &mut kept)),
+            ToWorker::Decisions { job, query } => Some(match &kept {
+                Some(t) => FromWorker::DecisionPage {
+                    job,
+                    page_json: protocol::encode_page(&decisions::page(&t.trace, &query)),
+                },
+                None => no_trace(job),
+            }),
+            ToWorker::Ftrace { job } => Some(match &kept {
+                Some(t) => FromWorker::FtraceText {
+                    job,
+                    text: t.ftrace(),
+                },
+                None => no_trace(job),
+            }),
+        };
+        if let Some(reply) = reply {
+            let _ = scope.send(reply).await;
+        }
+    }
+}
+
+fn no_trace(job: u64) -> FromWorker {
+    FromWorker::Failed {
+        job,
+        message: "no run has been traced yet".into(),
+    }
+}
+
+/// The page asked for a crash (`window.schedlabCrashWorker()`, for the end-to-end tests).
+fn crash_on_purpose(job: u64) -> ! {
+    panic!("a deliberate crash of the worker, asked for by the page (job {job})")
+}
+
+fn plan_of(scenario_json: &str) -> Result<Plan, String> {
+    protocol::decode_scenario(scenario_json).and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
+}
+
+fn table_message(job: u64, plan: &Plan, results: &[RunResult]) -> FromWorker {
+    FromWorker::Table {
+        job,
+        done: results.len(),
+        table_json: protocol::encode_table(&plan.table(results)),
+    }
+}
+
+/// Runs a job to its end, its cancel, or a message that supersedes it (returned, to be handled
+/// next).
+async fn run_job(scope: &mut Scope, job: u64, scenario_json: &str) -> Option<ToWorker> {
+    let plan = match plan_of(scenario_json) {
+        Ok(plan) => plan,
+        Err(message) => {
+            let _ = scope.send(FromWorker::Failed { job, message }).await;
+            return None;
+        }
+    };
+    let total = plan.len();
+    let _ = scope.send(FromWorker::Planned { job, total }).await;
+    let start = now_ms();
+    let mut last_yield = start;
+    let mut last_table = f64::NEG_INFINITY;
+    let mut results: Vec<RunResult> = Vec::with_capacity(total);
+    for index in 0..total {
+        match plan.run(index) {
+            Ok(result) => results.push(result),
+            Err(e) => {
+                if !results.is_empty() {
+                    let _ = scope.send(table_message(job, &plan, &results)).await;
                 }
-                if finished {
-                    let elapsed_ms = now_ms() - start;
-                    let _ = scope.send(FromWorker::Done { job, elapsed_ms }).await;
+                let message = format!("run {index}: {e}");
+                let _ = scope.send(FromWorker::Failed { job, message }).await;
+                return None;
+            }
+        }
+        let done = results.len();
+        let _ = scope.send(FromWorker::Progress { job, done }).await;
+        if done < total && now_ms() - last_table >= TABLE_EVERY_MS {
+            let _ = scope.send(table_message(job, &plan, &results)).await;
+            last_table = now_ms();
+        }
+        if done < total && now_ms() - last_yield >= YIELD_EVERY_MS {
+            // Let the worker's event loop deliver what the page sent.
+            yew::platform::time::sleep(Duration::ZERO).await;
+            last_yield = now_ms();
+            while let Some(Some(m)) = scope.next().now_or_never() {
+                match m {
+                    ToWorker::Cancel { job: j } if j != job => {}
+                    ToWorker::Connect { crash_channel } => crash::set_channel(crash_channel),
+                    ToWorker::Crash { job } => crash_on_purpose(job),
+                    other => {
+                        // A cancel of this job, or a new request: this job stops here.
+                        let _ = scope.send(table_message(job, &plan, &results)).await;
+                        let _ = scope.send(FromWorker::Cancelled { job, done }).await;
+                        crash::set_job(other.job().unwrap_or(job));
+                        return (!matches!(other, ToWorker::Cancel { .. })).then_some(other);
+                    }
                 }
             }
         }
+    }
+    let _ = scope.send(table_message(job, &plan, &results)).await;
+    let elapsed_ms = now_ms() - start;
+    let _ = scope.send(FromWorker::Done { job, elapsed_ms }).await;
+    None
+}
+
+/// Records one run traced and keeps it.
+fn trace(
+    job: u64,
+    scenario_json: &str,
+    pick: runview::RunPick,
+    kept: &mut Option<Traced>,
+) -> FromWorker {
+    let result = plan_of(scenario_json).and_then(|plan| runview::trace_run(&plan, pick));
+    match result {
+        Ok((detail, traced)) => {
+            *kept = Some(traced);
+            FromWorker::Traced {
+                job,
+                detail_json: protocol::encode_detail(&detail),
+            }
+        }
+        Err(message) => FromWorker::Failed { job, message },
     }
 }
 
 /// The whole plan in one go, without yielding and without posting results.
 fn bench(job: u64, scenario_json: &str) -> FromWorker {
-    let plan = match protocol::decode_scenario(scenario_json)
-        .and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
-    {
+    let plan = match plan_of(scenario_json) {
         Ok(plan) => plan,
         Err(message) => return FromWorker::Failed { job, message },
     };

@@ -6,22 +6,31 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::UrlSearchParams;
 use yew::prelude::*;
-use yew_agent::reactor::{use_reactor_bridge, ReactorEvent, ReactorProvider};
+use yew_agent::reactor::ReactorProvider;
+use yew_agent::Reach;
 
 use crate::agent::SimWorker;
+use crate::charts;
 use crate::components::bench::BenchResult;
 use crate::components::chart::Chart;
 use crate::components::controls::Controls;
+use crate::components::distribution::Distributions;
 use crate::components::domains::Domains;
+use crate::components::embed::EmbedView;
 use crate::components::experiments::ReferenceExperiments;
+use crate::components::exports::Exports;
 use crate::components::machine::MachineEditor;
 use crate::components::progress::Progress;
+use crate::components::run_detail::RunDetail;
 use crate::components::share::{self, Share};
 use crate::components::table::ComparisonTableView;
 use crate::components::variants::VariantsEditor;
 use crate::components::workload::WorkloadEditor;
-use crate::protocol::{self, ToWorker};
+use crate::export;
+use crate::protocol::{self, FromWorker, ToWorker};
+use crate::runview::RunPick;
 use crate::state::{self, Action, Page};
+use crate::workers::{use_sim_worker, WorkerEvent};
 
 /// The worker script trunk emits for the `worker` binary, relative to the page.
 pub const WORKER_PATH: &str = "worker.js";
@@ -29,7 +38,9 @@ pub const WORKER_PATH: &str = "worker.js";
 #[component]
 pub fn App() -> Html {
     html! {
-        <ReactorProvider<SimWorker> path={WORKER_PATH}>
+        // Private: each bridge has a worker of its own (the job's, the run detail's), and a
+        // crashed worker can be replaced (see `workers`).
+        <ReactorProvider<SimWorker> path={WORKER_PATH} reach={Reach::Private}>
             <Main />
         </ReactorProvider<SimWorker>>
     }
@@ -51,6 +62,19 @@ fn random_seed() -> Option<u64> {
     Some(u64::from_le_bytes(buf) & state::SEED_MASK)
 }
 
+/// This page's address without `view=embed`: the full playground for the same scenario.
+fn full_link() -> String {
+    let Some(location) = web_sys::window().map(|w| w.location()) else {
+        return "./".into();
+    };
+    let params = query().unwrap_or_else(|| UrlSearchParams::new().expect("an empty query"));
+    params.delete("view");
+    let path = location.pathname().unwrap_or_default();
+    // A share link keeps its scenario in the fragment.
+    let hash = location.hash().unwrap_or_default();
+    format!("{path}?{}{hash}", String::from(params.to_string()))
+}
+
 #[component]
 fn Main() -> Html {
     let page = use_reducer(|| Page::open(share::current_link()));
@@ -58,11 +82,45 @@ fn Main() -> Html {
 
     let bridge = {
         let dispatch = page.dispatcher();
-        use_reactor_bridge::<SimWorker, _>(move |event| match event {
-            ReactorEvent::Output(msg) => dispatch.dispatch(Action::Worker(msg, now_ms())),
-            ReactorEvent::Finished => dispatch.dispatch(Action::WorkerGone),
+        use_sim_worker(move |event| match event {
+            WorkerEvent::Output(msg) => dispatch.dispatch(Action::Worker(msg, now_ms())),
+            WorkerEvent::Crashed(r) => {
+                let message = r.page_message();
+                dispatch.dispatch(Action::Worker(
+                    FromWorker::Failed {
+                        job: r.job,
+                        message,
+                    },
+                    now_ms(),
+                ))
+            }
+            WorkerEvent::Gone => dispatch.dispatch(Action::WorkerGone),
         })
     };
+    // The run looked at closely (table cell, chart point or the picker).
+    let pick = use_state(|| None::<RunPick>);
+    let embed = *use_memo((), |_| {
+        query().and_then(|q| q.get("view")).as_deref() == Some("embed")
+    });
+    {
+        // `window.schedlabCrashWorker()`: the e2e tests crash the job worker on purpose.
+        let bridge = bridge.clone();
+        let job = use_mut_ref(|| 0u64);
+        *job.borrow_mut() = page.job;
+        use_effect_with((), move |_| {
+            let hook = Closure::<dyn Fn()>::new(move || {
+                bridge.send(ToWorker::Crash { job: *job.borrow() })
+            });
+            if let Some(w) = web_sys::window() {
+                let _ = js_sys::Reflect::set(
+                    &w,
+                    &"schedlabCrashWorker".into(),
+                    hook.as_ref().unchecked_ref(),
+                );
+            }
+            move || drop(hook)
+        });
+    }
 
     // The benchmark: `?bench=1` starts it on load; `window.schedlabBench()` starts it on demand.
     let start_bench = {
@@ -121,6 +179,7 @@ fn Main() -> Html {
         let bridge = bridge.clone();
         let page = page.clone();
         let next_job = next_job.clone();
+        let pick = pick.clone();
         Callback::from(move |()| {
             if page.phase.busy() {
                 return;
@@ -133,8 +192,11 @@ fn Main() -> Html {
                 c.set(c.get() + 1);
                 c.get()
             };
-            let builtin = page.is_builtin_as_is(&scenario);
-            share::remember_in_url(&scenario, builtin.then_some(page.scenario_name.as_str()));
+            pick.set(None);
+            if !embed {
+                let builtin = page.is_builtin_as_is(&scenario);
+                share::remember_in_url(&scenario, builtin.then_some(page.scenario_name.as_str()));
+            }
             let scenario_json = protocol::encode_scenario(&scenario);
             page.dispatch(Action::Started {
                 job,
@@ -169,6 +231,62 @@ fn Main() -> Html {
         })
     };
 
+    {
+        // The embed view runs the linked scenario as soon as it loads.
+        let on_run = on_run.clone();
+        use_effect_with((), move |_| {
+            if embed {
+                on_run.emit(());
+            }
+        });
+    }
+    if embed {
+        let title = page
+            .loaded
+            .as_ref()
+            .map_or_else(|_| page.scenario_name.clone(), |l| l.scenario.title.clone());
+        return html! {
+            <EmbedView title={title} table={page.table.clone()} progress={page.progress()}
+                state={page.phase.name()} message={page.message.clone()} full_link={full_link()} />
+        };
+    }
+    let on_pick = {
+        let pick = pick.clone();
+        Callback::from(move |p: RunPick| pick.set(Some(p)))
+    };
+    let results = match (
+        page.table.clone(),
+        page.core_table.clone(),
+        page.scenario.clone(),
+    ) {
+        (Some(vm), Some(core), Some(scenario)) => {
+            let on_cell = {
+                let on_pick = on_pick.clone();
+                let scenario = scenario.clone();
+                Callback::from(move |(param, variant): (u64, usize)| {
+                    if let Some(param_index) = charts::param_index(&scenario, param) {
+                        on_pick.emit(RunPick {
+                            param_index,
+                            variant,
+                            repetition: 0,
+                        });
+                    }
+                })
+            };
+            let stem = export::stem(&scenario);
+            Some(html! { <>
+                <ComparisonTableView vm={vm.clone()} on_cell={on_cell} />
+                <Chart vm={vm} image_name={format!("{stem}-means")} />
+                <Exports scenario={scenario.clone()} table={core.clone()} />
+                // Every run's value: drawn once the job ends, so streaming results only
+                // redraw the table and the means.
+                if !page.phase.busy() {
+                    <Distributions table={core} scenario={scenario.clone()} on_pick={on_pick.clone()} image_name={stem} />
+                }
+            </> })
+        }
+        _ => None,
+    };
     let invalid = page.configured().err();
     let description = page
         .loaded
@@ -204,13 +322,18 @@ fn Main() -> Html {
             </section>
             <section class="card" id="results">
                 <h2>{"Results"}</h2>
-                if let Some(table) = page.table.clone() {
-                    <ComparisonTableView vm={table.clone()} />
-                    <Chart vm={table} />
+                if let Some(results) = results {
+                    { results }
                 } else {
                     <p class="hint" id="no-results">{"Press Run: the runs execute in a Web Worker and the table fills in as they finish."}</p>
                 }
             </section>
+            if let (Some(scenario), Some(_)) = (page.scenario.clone(), page.table.as_ref()) {
+                <section class="card" id="detail">
+                    <h2>{"One run, closely"}</h2>
+                    <RunDetail scenario={scenario} pick={*pick} on_pick={on_pick} />
+                </section>
+            }
             <section class="card" id="machine-card">
                 <h2>{"Machine"}{ modified(page.draft.machine_modified()) }</h2>
                 <MachineEditor draft={page.draft.clone()} disabled={page.phase.busy()} on_edit={on_edit.clone()} />

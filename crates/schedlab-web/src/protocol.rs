@@ -1,45 +1,92 @@
-//! The messages between the page and its Web Worker.
+//! The messages between the page and its Web Workers.
 //!
-//! Core values (the scenario, run results) cross the boundary as JSON text rather than through the
-//! agent's binary codec: the core's serde shapes may use features a non-self-describing format
+//! The page talks to two workers, each through its own bridge: the *job* worker runs a scenario's
+//! plan and sends back progress and comparison tables; the *detail* worker records one run traced
+//! and answers questions about it (its timeline, pages of its decision log, its ftrace text), so
+//! looking into a run never waits for a sweep, and a sweep never waits for a trace.
+//!
+//! Core values (the scenario, tables) cross the boundary as JSON text rather than through the
+//! agent's binary codec: the core's serde shapes use tagged enums a non-self-describing format
 //! cannot decode, and JSON with `float_roundtrip` gives back the exact f64 bits (checked by a test
-//! below), so the page's numbers equal the CLI's.
+//! below), so the page's numbers equal the CLI's. The page never builds a `Plan` or runs the model:
+//! that code lives only in the worker's wasm, which keeps the page's wasm small.
 //!
 //! Every message carries the job id it belongs to; the page ignores messages of any job but its
-//! current one, so a late result of a cancelled run never leaks into a new one.
+//! current one, so a late answer of a cancelled or superseded request never leaks into a new one.
 
-use schedlab_core::experiment::{RunResult, Scenario};
+use schedlab_core::experiment::Scenario;
+use schedlab_core::table::ComparisonTable;
 use serde::{Deserialize, Serialize};
 
-/// From the page to the worker.
+use crate::runview::{DecisionPageVm, DecisionQuery, RunDetailVm, RunPick};
+
+/// From the page to a worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ToWorker {
-    /// Run every plan index of `scenario_json` in order, posting each result back, and stop early
-    /// when a `Cancel` arrives (the worker looks for one between runs).
+    /// The first message on a bridge: the `BroadcastChannel` on which the worker reports a
+    /// panic ([`crate::crash`]).
+    Connect { crash_channel: String },
+    /// Run every plan index of `scenario_json` in order, posting progress and (at most every
+    /// `TABLE_REFRESH_MS`) the comparison table of the runs done so far, and stop early when a
+    /// `Cancel` arrives (the worker looks for one between runs).
     Start { job: u64, scenario_json: String },
     /// Stop the running job after the run in progress.
     Cancel { job: u64 },
     /// Run the whole plan without yielding or posting per-run results, and report the wall time
     /// measured inside the worker (`cargo xtask bench`).
     Bench { job: u64, scenario_json: String },
+    /// Record one run traced; the worker keeps the trace for the `Decisions` and `Ftrace`
+    /// requests that follow, and answers with its detail (timeline, counters, log size).
+    Trace {
+        job: u64,
+        scenario_json: String,
+        pick: RunPick,
+    },
+    /// A page of the kept trace's decision log.
+    Decisions { job: u64, query: DecisionQuery },
+    /// The kept trace as ftrace text (what `schedlab trace` prints).
+    Ftrace { job: u64 },
+    /// Panic inside the worker on purpose: the end-to-end tests check that a crashed worker
+    /// leaves the page usable (`window.schedlabCrashWorker()`).
+    Crash { job: u64 },
 }
 
-/// From the worker to the page.
+impl ToWorker {
+    /// The job a request belongs to (`Connect` belongs to none).
+    pub fn job(&self) -> Option<u64> {
+        match self {
+            ToWorker::Connect { .. } => None,
+            ToWorker::Start { job, .. }
+            | ToWorker::Cancel { job }
+            | ToWorker::Bench { job, .. }
+            | ToWorker::Trace { job, .. }
+            | ToWorker::Decisions { job, .. }
+            | ToWorker::Ftrace { job }
+            | ToWorker::Crash { job } => Some(*job),
+        }
+    }
+}
+
+/// From a worker to the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FromWorker {
     /// The plan was built: `total` runs will follow unless cancelled.
     Planned { job: u64, total: usize },
-    /// One run finished (`result_json` is a [`RunResult`]).
-    Result {
+    /// `done` runs of the job have finished.
+    Progress { job: u64, done: usize },
+    /// The comparison table of the `done` runs finished so far (`table_json` is a
+    /// [`ComparisonTable`], exactly what `schedlab run --format json` prints for them).
+    Table {
         job: u64,
-        index: usize,
-        result_json: String,
+        done: usize,
+        table_json: String,
     },
-    /// All runs of the job finished.
+    /// All runs of the job finished (the last `Table` came before this).
     Done { job: u64, elapsed_ms: f64 },
     /// The job stopped on request after `done` runs.
     Cancelled { job: u64, done: usize },
-    /// The scenario or a run failed; the message is the core's error text.
+    /// The scenario, a run or a request failed; the message is the core's error text. A worker
+    /// that panicked reports through [`crate::crash`] instead, with the same shape.
     Failed { job: u64, message: String },
     /// A bench job finished: `runs` runs in `elapsed_ms` of wall time inside the worker.
     BenchDone {
@@ -49,17 +96,27 @@ pub enum FromWorker {
         busy_cpu_ns: u64,
         sim_ns: u64,
     },
+    /// A traced run: `detail_json` is a [`RunDetailVm`].
+    Traced { job: u64, detail_json: String },
+    /// `page_json` is a [`DecisionPageVm`].
+    DecisionPage { job: u64, page_json: String },
+    /// The traced run as ftrace text.
+    FtraceText { job: u64, text: String },
 }
 
 impl FromWorker {
     pub fn job(&self) -> u64 {
         match self {
             FromWorker::Planned { job, .. }
-            | FromWorker::Result { job, .. }
+            | FromWorker::Progress { job, .. }
+            | FromWorker::Table { job, .. }
             | FromWorker::Done { job, .. }
             | FromWorker::Cancelled { job, .. }
             | FromWorker::Failed { job, .. }
-            | FromWorker::BenchDone { job, .. } => *job,
+            | FromWorker::BenchDone { job, .. }
+            | FromWorker::Traced { job, .. }
+            | FromWorker::DecisionPage { job, .. }
+            | FromWorker::FtraceText { job, .. } => *job,
         }
     }
 }
@@ -73,17 +130,34 @@ pub fn decode_scenario(json: &str) -> Result<Scenario, String> {
     Scenario::from_json(json).map_err(|e| e.to_string())
 }
 
-pub fn encode_result(result: &RunResult) -> String {
-    serde_json::to_string(result).expect("a RunResult always serializes")
+pub fn encode_table(table: &ComparisonTable) -> String {
+    serde_json::to_string(table).expect("a ComparisonTable always serializes")
 }
 
-pub fn decode_result(json: &str) -> Result<RunResult, String> {
-    serde_json::from_str(json).map_err(|e| format!("bad run result JSON: {e}"))
+pub fn decode_table(json: &str) -> Result<ComparisonTable, String> {
+    serde_json::from_str(json).map_err(|e| format!("bad table JSON from the worker: {e}"))
+}
+
+pub fn encode_detail(detail: &RunDetailVm) -> String {
+    serde_json::to_string(detail).expect("a RunDetailVm always serializes")
+}
+
+pub fn decode_detail(json: &str) -> Result<RunDetailVm, String> {
+    serde_json::from_str(json).map_err(|e| format!("bad run detail JSON from the worker: {e}"))
+}
+
+pub fn encode_page(page: &DecisionPageVm) -> String {
+    serde_json::to_string(page).expect("a DecisionPageVm always serializes")
+}
+
+pub fn decode_page(json: &str) -> Result<DecisionPageVm, String> {
+    serde_json::from_str(json).map_err(|e| format!("bad decision page JSON from the worker: {e}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_core::experiment::Plan;
 
     #[test]
     fn f64_survives_the_json_round_trip_bit_for_bit() {
@@ -132,8 +206,25 @@ mod tests {
     }
 
     #[test]
+    fn a_table_with_its_extra_sections_survives_the_trip_back() {
+        let mut s = schedlab_core::scenarios::builtin("power9-bigcore-asym-smt").unwrap();
+        s.runs = 2;
+        let plan = Plan::new(&s).unwrap();
+        let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        let table = plan.table(&results);
+        assert!(!table.histogram.is_empty());
+        assert_eq!(decode_table(&encode_table(&table)).unwrap(), table);
+        assert!(decode_table("[]").is_err());
+    }
+
+    #[test]
     fn messages_know_their_job() {
         let m = FromWorker::Cancelled { job: 7, done: 3 };
         assert_eq!(m.job(), 7);
+        let m = FromWorker::FtraceText {
+            job: 9,
+            text: String::new(),
+        };
+        assert_eq!(m.job(), 9);
     }
 }

@@ -6,8 +6,9 @@
 
 use std::rc::Rc;
 
-use schedlab_core::experiment::{Plan, RunResult, Scenario};
+use schedlab_core::experiment::Scenario;
 use schedlab_core::scenarios;
+use schedlab_core::table::ComparisonTable;
 
 use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
@@ -20,8 +21,6 @@ use crate::viewmodel::{DomainsVm, ProgressVm, TableVm};
 pub const MAX_RUNS: u32 = 1000;
 /// Seeds drawn by "New seed" stay below 2^53, so they survive any JSON reader.
 pub const SEED_MASK: u64 = (1 << 53) - 1;
-/// While a job runs, the table and chart are rebuilt at most this often.
-pub const TABLE_REFRESH_MS: f64 = 250.0;
 
 pub fn scenario_choices() -> Vec<ScenarioChoice> {
     scenarios::BUILTIN
@@ -47,15 +46,9 @@ impl Loaded {
         Loaded::new(scenario)
     }
 
-    /// Any scenario (a share link's, say), validated as a plan would be.
+    /// Any scenario (a share link's, say), with its variants' sched domains.
     pub fn new(scenario: Scenario) -> Result<Loaded, String> {
-        let plan = Plan::new(&scenario).map_err(|e| e.to_string())?;
-        let domains = scenario
-            .variants
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.name.clone(), DomainsVm::new(&plan.domains_view(i))))
-            .collect();
+        let domains = DomainsVm::of_variants(&scenario)?;
         Ok(Loaded {
             scenario,
             domains: Rc::new(domains),
@@ -121,12 +114,14 @@ pub struct Page {
     pub job: u64,
     pub phase: Phase,
     pub message: String,
-    pub plan: Option<Rc<Plan>>,
-    pub results: Vec<RunResult>,
+    /// The scenario of the current job (what its table, run details and exports are of).
+    pub scenario: Option<Rc<Scenario>>,
+    /// Runs of the current job finished.
+    pub done: usize,
     pub total: usize,
+    /// The core's table of the finished runs, as the worker last sent it.
+    pub core_table: Option<Rc<ComparisonTable>>,
     pub table: Option<Rc<TableVm>>,
-    /// `now_ms` of the last table rebuild.
-    pub table_at: f64,
     pub bench_job: u64,
     pub bench: BenchState,
     /// The scenario as edited in the machine, workload and variant forms; what Run runs.
@@ -172,11 +167,11 @@ impl Page {
             job: 0,
             phase: Phase::Idle,
             message: String::new(),
-            plan: None,
-            results: Vec::new(),
+            scenario: None,
+            done: 0,
             total: 0,
+            core_table: None,
             table: None,
-            table_at: f64::NEG_INFINITY,
             bench_job: 0,
             bench: BenchState::Idle,
             draft: Rc::new(Draft::new(
@@ -244,18 +239,17 @@ impl Page {
 
     pub fn progress(&self) -> ProgressVm {
         ProgressVm {
-            done: self.results.len(),
+            done: self.done,
             total: self.total,
         }
     }
 
-    fn rebuild_table(&mut self, now_ms: f64) {
-        if let Some(plan) = &self.plan {
-            if !self.results.is_empty() {
-                self.table = Some(Rc::new(TableVm::new(&plan.table(&self.results))));
-            }
-        }
-        self.table_at = now_ms;
+    fn clear_job(&mut self) {
+        self.scenario = None;
+        self.done = 0;
+        self.total = 0;
+        self.core_table = None;
+        self.table = None;
     }
 
     pub fn apply(&mut self, action: Action) {
@@ -273,10 +267,7 @@ impl Page {
                 self.scenario_name = name;
                 self.phase = Phase::Idle;
                 self.message.clear();
-                self.plan = None;
-                self.results.clear();
-                self.total = 0;
-                self.table = None;
+                self.clear_job();
             }
             Action::Edit(edit) => {
                 if !self.phase.busy() {
@@ -285,23 +276,14 @@ impl Page {
             }
             Action::SetRuns(t) => self.runs_text = t,
             Action::SetSeed(t) => self.seed_text = t,
-            Action::Started { job, scenario } => match Plan::new(&scenario) {
-                Ok(plan) => {
-                    self.job = job;
-                    self.phase = Phase::Running;
-                    self.message = format!("running {} (seed {})", scenario.name, scenario.seed);
-                    self.total = plan.len();
-                    self.plan = Some(Rc::new(plan));
-                    self.results.clear();
-                    self.table = None;
-                    self.table_at = f64::NEG_INFINITY;
-                }
-                Err(e) => {
-                    self.job = job;
-                    self.phase = Phase::Failed;
-                    self.message = e.to_string();
-                }
-            },
+            Action::Started { job, scenario } => {
+                // The worker validates the scenario and plans it; a bad one comes back Failed.
+                self.clear_job();
+                self.job = job;
+                self.phase = Phase::Running;
+                self.message = format!("running {} (seed {})", scenario.name, scenario.seed);
+                self.scenario = Some(Rc::new(*scenario));
+            }
             Action::CancelRequested => {
                 if self.phase == Phase::Running {
                     self.phase = Phase::Cancelling;
@@ -318,11 +300,11 @@ impl Page {
                     self.message = "the worker stopped unexpectedly; reload the page".into();
                 }
             }
-            Action::Worker(msg, now_ms) => self.on_worker(msg, now_ms),
+            Action::Worker(msg, _now_ms) => self.on_worker(msg),
         }
     }
 
-    fn on_worker(&mut self, msg: FromWorker, now_ms: f64) {
+    fn on_worker(&mut self, msg: FromWorker) {
         if msg.job() == self.bench_job && self.bench == BenchState::Running {
             match msg {
                 FromWorker::BenchDone {
@@ -347,12 +329,14 @@ impl Page {
         }
         match msg {
             FromWorker::Planned { total, .. } => self.total = total,
-            FromWorker::Result { result_json, .. } => match protocol::decode_result(&result_json) {
-                Ok(r) => {
-                    self.results.push(r);
-                    if now_ms - self.table_at >= TABLE_REFRESH_MS {
-                        self.rebuild_table(now_ms);
-                    }
+            FromWorker::Progress { done, .. } => self.done = done,
+            FromWorker::Table {
+                done, table_json, ..
+            } => match protocol::decode_table(&table_json) {
+                Ok(t) => {
+                    self.done = self.done.max(done);
+                    self.table = Some(Rc::new(TableVm::new(&t)));
+                    self.core_table = Some(Rc::new(t));
                 }
                 Err(e) => {
                     self.phase = Phase::Failed;
@@ -360,25 +344,21 @@ impl Page {
                 }
             },
             FromWorker::Done { elapsed_ms, .. } => {
-                self.rebuild_table(now_ms);
                 self.phase = Phase::Done;
-                self.message = format!(
-                    "done: {} runs in {:.1} s",
-                    self.results.len(),
-                    elapsed_ms / 1e3
-                );
+                self.message = format!("done: {} runs in {:.1} s", self.done, elapsed_ms / 1e3);
             }
             FromWorker::Cancelled { done, .. } => {
-                self.rebuild_table(now_ms);
                 self.phase = Phase::Cancelled;
                 self.message = format!("cancelled after {done} of {} runs", self.total);
             }
             FromWorker::Failed { message, .. } => {
-                self.rebuild_table(now_ms);
                 self.phase = Phase::Failed;
                 self.message = message;
             }
-            FromWorker::BenchDone { .. } => {}
+            FromWorker::BenchDone { .. }
+            | FromWorker::Traced { .. }
+            | FromWorker::DecisionPage { .. }
+            | FromWorker::FtraceText { .. } => {}
         }
     }
 }
@@ -396,17 +376,30 @@ impl yew::Reducible for Page {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_core::experiment::{Plan, RunResult};
 
     fn first_builtin() -> &'static str {
         scenarios::BUILTIN[0].name
     }
 
-    fn result_msg(job: u64, plan: &Plan, index: usize) -> FromWorker {
-        let r = plan.run(index).unwrap();
-        FromWorker::Result {
-            job,
-            index,
-            result_json: protocol::encode_result(&r),
+    /// What the job worker sends after `results`: their progress and their table.
+    fn after(job: u64, plan: &Plan, results: &[RunResult]) -> [FromWorker; 2] {
+        [
+            FromWorker::Progress {
+                job,
+                done: results.len(),
+            },
+            FromWorker::Table {
+                job,
+                done: results.len(),
+                table_json: protocol::encode_table(&plan.table(results)),
+            },
+        ]
+    }
+
+    fn send(page: &mut Page, msgs: impl IntoIterator<Item = FromWorker>) {
+        for m in msgs {
+            page.apply(Action::Worker(m, 0.0));
         }
     }
 
@@ -422,6 +415,18 @@ mod tests {
         assert_eq!((s.runs, s.seed), (3, 1));
         let page = Page::new(Some("no-such-scenario"), None, None);
         assert!(page.loaded.is_err() && page.configured().is_err());
+    }
+
+    #[test]
+    fn every_builtin_loads_its_domains_without_a_plan() {
+        for b in scenarios::BUILTIN {
+            let loaded = Loaded::builtin(b.name).unwrap();
+            let plan = Plan::new(&loaded.scenario).unwrap();
+            for (i, (name, vm)) in loaded.domains.iter().enumerate() {
+                assert_eq!(name, &plan.variants[i].name);
+                assert_eq!(*vm, DomainsVm::new(&plan.domains_view(i)), "{}", b.name);
+            }
+        }
     }
 
     #[test]
@@ -442,7 +447,7 @@ mod tests {
     }
 
     #[test]
-    fn a_job_collects_results_and_ignores_other_jobs() {
+    fn a_job_collects_tables_and_ignores_other_jobs() {
         let mut page = Page::new(None, Some("1"), Some("5"));
         let scenario = page.configured().unwrap();
         let plan = Plan::new(&scenario).unwrap();
@@ -451,6 +456,14 @@ mod tests {
             scenario: Box::new(scenario.clone()),
         });
         assert_eq!(page.phase, Phase::Running);
+        assert_eq!(page.scenario.as_deref(), Some(&scenario));
+        send(
+            &mut page,
+            [FromWorker::Planned {
+                job: 2,
+                total: plan.len(),
+            }],
+        );
         assert_eq!(
             page.progress(),
             ProgressVm {
@@ -458,24 +471,25 @@ mod tests {
                 total: plan.len()
             }
         );
-        // A late result of job 1 is ignored.
-        page.apply(Action::Worker(result_msg(1, &plan, 0), 0.0));
-        assert_eq!(page.results.len(), 0);
-        for i in 0..plan.len() {
-            page.apply(Action::Worker(result_msg(2, &plan, i), 0.0));
-        }
-        page.apply(Action::Worker(
-            FromWorker::Done {
+        let all: Vec<RunResult> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        // A late table of job 1 is ignored.
+        send(&mut page, after(1, &plan, &all[..1]));
+        assert!(page.table.is_none() && page.done == 0);
+        send(&mut page, after(2, &plan, &all[..1]));
+        assert_eq!(page.done, 1);
+        send(&mut page, after(2, &plan, &all));
+        send(
+            &mut page,
+            [FromWorker::Done {
                 job: 2,
                 elapsed_ms: 12.0,
-            },
-            1.0,
-        ));
+            }],
+        );
         assert_eq!(page.phase, Phase::Done);
         assert_eq!(page.progress().done, plan.len());
         // The page's table is the core's table of the same results.
-        let all: Vec<RunResult> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
         assert_eq!(*page.table.unwrap(), TableVm::new(&plan.table(&all)));
+        assert_eq!(*page.core_table.unwrap(), plan.table(&all));
     }
 
     #[test]
@@ -487,19 +501,15 @@ mod tests {
             job: 1,
             scenario: Box::new(scenario),
         });
-        page.apply(Action::Worker(result_msg(1, &plan, 0), 0.0));
-        page.apply(Action::Worker(result_msg(1, &plan, 1), 10.0)); // within the refresh interval
+        let two: Vec<RunResult> = (0..2).map(|i| plan.run(i).unwrap()).collect();
+        send(&mut page, after(1, &plan, &two));
         page.apply(Action::CancelRequested);
         assert_eq!(page.phase, Phase::Cancelling);
         // Inputs cannot change the scenario while busy.
         page.apply(Action::SelectScenario(first_builtin().into()));
         assert_eq!(page.phase, Phase::Cancelling);
-        page.apply(Action::Worker(
-            FromWorker::Cancelled { job: 1, done: 2 },
-            20.0,
-        ));
+        send(&mut page, [FromWorker::Cancelled { job: 1, done: 2 }]);
         assert_eq!(page.phase, Phase::Cancelled);
-        assert!(page.progress().done < page.progress().total);
         // The partial table holds exactly the two runs that came in.
         let table = page.table.unwrap();
         let runs: usize = table
@@ -562,6 +572,42 @@ mod tests {
         });
         page.apply(Action::Edit(Edit::AddVariant));
         assert_eq!(page.configured().unwrap(), scenario);
+    }
+
+    #[test]
+    fn a_crashed_or_failed_worker_ends_the_job_with_its_message() {
+        let mut page = Page::new(None, Some("2"), Some("1"));
+        let scenario = page.configured().unwrap();
+        page.apply(Action::Started {
+            job: 4,
+            scenario: Box::new(scenario),
+        });
+        let report = crate::crash::CrashReport {
+            job: 4,
+            message: "boom".into(),
+        };
+        send(
+            &mut page,
+            [FromWorker::Failed {
+                job: 4,
+                message: report.page_message(),
+            }],
+        );
+        assert_eq!(page.phase, Phase::Failed);
+        assert!(page.message.contains("boom") && !page.phase.busy());
+        // A report of an earlier job does not touch a later one.
+        page.apply(Action::Started {
+            job: 5,
+            scenario: Box::new(page.configured().unwrap()),
+        });
+        send(
+            &mut page,
+            [FromWorker::Failed {
+                job: 4,
+                message: "late".into(),
+            }],
+        );
+        assert_eq!(page.phase, Phase::Running);
     }
 
     #[test]

@@ -43,8 +43,11 @@ async fn the_table_renders_every_cell_with_its_exact_values() {
     let table = plan.table(&results);
     let vm = Rc::new(TableVm::new(&table));
     let root = mount();
-    yew::Renderer::<ComparisonTableView>::with_root_and_props(root.clone(), TableProps { vm })
-        .render();
+    yew::Renderer::<ComparisonTableView>::with_root_and_props(
+        root.clone(),
+        TableProps { vm, on_cell: None },
+    )
+    .render();
     settle().await;
     let cells = root.query_selector_all("td.mean").unwrap();
     let expected: usize = table.rows.iter().map(|r| r.cells.len()).sum();
@@ -95,4 +98,57 @@ async fn the_domains_view_switches_variant() {
         .unwrap()
         .length() as usize;
     assert_eq!(options, s.variants.len());
+}
+
+#[wasm_bindgen_test]
+async fn the_decision_log_lays_out_a_page_with_group_tables_and_a_pager() {
+    use schedlab_web::components::decisions::{DecisionLog, DecisionLogProps};
+    use schedlab_web::runview::decisions::{counts, kind, page, DecisionQuery};
+    let mut s = scenarios::builtin("hikey960-asym-packing").unwrap();
+    s.runs = 1;
+    let plan = Plan::new(&s).unwrap();
+    // The patched variant at 4 threads.
+    let index = (0..plan.len())
+        .find(|&i| plan.run_ref(i) == (1, 3, 0))
+        .unwrap();
+    let trace = plan.run_traced(index).unwrap();
+    let query = DecisionQuery {
+        kinds: kind::ALL,
+        page_size: 20,
+        ..DecisionQuery::default()
+    };
+    let p = page(&trace, &query);
+    let root = mount();
+    yew::Renderer::<DecisionLog>::with_root_and_props(
+        root.clone(),
+        DecisionLogProps {
+            page: Some(Rc::new(p.clone())),
+            query: p.query,
+            counts: counts(&trace.decisions),
+            nr_cpus: 8,
+            on_query: yew::Callback::noop(),
+            loading: false,
+        },
+    )
+    .render();
+    settle().await;
+    let items = root.query_selector_all("li.decision").unwrap().length() as usize;
+    assert_eq!(items, p.entries.len());
+    let balance = p.entries.iter().filter(|e| !e.groups.is_empty()).count();
+    assert_eq!(
+        root.query_selector_all("table.groups-table")
+            .unwrap()
+            .length() as usize,
+        balance
+    );
+    let pager = root.query_selector("#log-page").unwrap().unwrap();
+    assert_eq!(
+        pager.get_attribute("data-pages").unwrap(),
+        p.pages.to_string()
+    );
+    // CPU choices: all, then one per CPU.
+    assert_eq!(
+        root.query_selector_all("#log-cpu option").unwrap().length(),
+        9
+    );
 }

@@ -4,44 +4,22 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::plotly;
+use crate::components::plot::Plot;
+use crate::plotly::Figure;
 use crate::viewmodel::TableVm;
 
 #[derive(Properties, PartialEq)]
 pub struct ChartProps {
     pub vm: Rc<TableVm>,
+    /// File name stem of the PNG/SVG downloads (none when empty).
+    #[prop_or_default]
+    pub image_name: AttrValue,
 }
 
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
-    let node = use_node_ref();
-    let error = use_state(|| None::<String>);
-    {
-        let node = node.clone();
-        let error = error.clone();
-        use_effect_with(props.vm.clone(), move |vm| {
-            if let Some(el) = node.cast::<web_sys::Element>() {
-                let result = plotly::draw(&el, &vm.figure());
-                error.set(result.err());
-            }
-        });
-    }
-    {
-        let node = node.clone();
-        use_effect_with((), move |_| {
-            move || {
-                if let Some(el) = node.cast::<web_sys::Element>() {
-                    plotly::clear(&el);
-                }
-            }
-        });
-    }
+    let figure = use_memo(props.vm.clone(), |vm| Figure::new(vm.figure()));
     html! {
-        <div class="chart-wrap">
-            <div id="chart" class="chart" ref={node}></div>
-            if let Some(e) = (*error).clone() {
-                <p class="error" id="chart-error">{ e }</p>
-            }
-        </div>
+        <Plot id="chart" figure={(*figure).clone()} image_name={props.image_name.clone()} />
     }
 }

@@ -13,6 +13,9 @@ use crate::viewmodel::{exact, TableVm};
 #[derive(Properties, PartialEq)]
 pub struct TableProps {
     pub vm: Rc<TableVm>,
+    /// A click on a mean cell: (parameter value, variant index). No clicks when absent.
+    #[prop_or_default]
+    pub on_cell: Option<Callback<(u64, usize)>>,
 }
 
 #[component]
@@ -32,9 +35,12 @@ pub fn ComparisonTableView(props: &TableProps) -> Html {
         </> }
     });
     let rows = vm.rows.iter().map(|row| {
+        let param = row.param as u64;
         let cells = row.cells.iter().enumerate().map(|(i, cell)| match cell {
             Some(c) => html! { <>
-                <td class={classes!("num", "mean", c.verdict.class())}
+                <td class={classes!("num", "mean", c.verdict.class(), props.on_cell.is_some().then_some("pickable"))}
+                    onclick={props.on_cell.as_ref().map(|cb| cb.reform(move |_: MouseEvent| (param, i)))}
+                    title={props.on_cell.is_some().then_some("trace a run of this cell")}
                     data-variant={c.variant.clone()} data-param={exact(row.param)}
                     data-mean={exact(c.mean)} data-min={exact(c.min)} data-max={exact(c.max)}
                     data-stddev={exact(c.stddev)} data-runs={c.runs.to_string()}>{ c.mean_text.clone() }</td>

@@ -1,0 +1,46 @@
+//! The embed view (`?view=embed`): only the comparison table and its chart, compact, for an
+//! iframe in a cover letter's discussion or a document. It runs the linked scenario on load, so
+//! the numbers are computed by the reader's browser, and links to the full page.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::components::chart::Chart;
+use crate::components::table::ComparisonTableView;
+use crate::viewmodel::{ProgressVm, TableVm};
+
+#[derive(Properties, PartialEq)]
+pub struct EmbedProps {
+    pub title: String,
+    pub table: Option<Rc<TableVm>>,
+    pub progress: ProgressVm,
+    /// idle | running | done | cancelled | failed
+    pub state: &'static str,
+    pub message: String,
+    /// The same address without `view=embed`.
+    pub full_link: String,
+}
+
+#[component]
+pub fn EmbedView(props: &EmbedProps) -> Html {
+    let p = props.progress;
+    html! {
+        <div class="embed" id="embed">
+            <div class="embed-head">
+                <span class="embed-title">{ props.title.clone() }</span>
+                <a href={props.full_link.clone()} target="_blank" rel="noopener" id="embed-open">
+                    {"Open in Schedlab ↗"}
+                </a>
+            </div>
+            <div class={classes!("embed-status", props.state)} id="status" data-state={props.state} aria-live="polite">
+                <span id="progress-text" data-done={p.done.to_string()} data-total={p.total.to_string()}>{ p.label() }</span>
+                <span class="status-message" id="status-message">{ props.message.clone() }</span>
+            </div>
+            if let Some(t) = props.table.clone() {
+                <ComparisonTableView vm={t.clone()} />
+                <Chart vm={t} />
+            }
+        </div>
+    }
+}

@@ -1,0 +1,62 @@
+//! The results as files: the scenario (to run with the CLI or edit), and the table as JSON or CSV,
+//! byte for byte what `schedlab run scenario.json --format json|csv` prints.
+
+use std::rc::Rc;
+
+use schedlab_core::experiment::Scenario;
+use schedlab_core::table::ComparisonTable;
+use yew::prelude::*;
+
+use crate::export;
+
+#[derive(Properties, PartialEq)]
+pub struct ExportsProps {
+    pub scenario: Rc<Scenario>,
+    pub table: Rc<ComparisonTable>,
+}
+
+#[component]
+pub fn Exports(props: &ExportsProps) -> Html {
+    let error = use_state(|| None::<String>);
+    let stem = export::stem(&props.scenario);
+    let offer = |what: &'static str| {
+        let scenario = props.scenario.clone();
+        let table = props.table.clone();
+        let error = error.clone();
+        let stem = stem.clone();
+        Callback::from(move |_: MouseEvent| {
+            let (name, mime, text) = match what {
+                "scenario" => (
+                    format!("{stem}-scenario.json"),
+                    "application/json",
+                    export::scenario_json(&scenario),
+                ),
+                "json" => (
+                    format!("{stem}.json"),
+                    "application/json",
+                    export::results_json(&table),
+                ),
+                _ => (
+                    format!("{stem}.csv"),
+                    "text/csv",
+                    export::results_csv(&table),
+                ),
+            };
+            error.set(export::download_text(&name, mime, &text).err());
+        })
+    };
+    html! {
+        <div class="exports" id="exports">
+            <span class="exports-label">{"Download"}</span>
+            <button type="button" class="secondary small" id="export-scenario" onclick={offer("scenario")}
+                title="The scenario with these runs and seed: `schedlab run` it to get the same numbers">{"Scenario JSON"}</button>
+            <button type="button" class="secondary small" id="export-json" onclick={offer("json")}
+                title="What `schedlab run --format json` prints">{"Results JSON"}</button>
+            <button type="button" class="secondary small" id="export-csv" onclick={offer("csv")}
+                title="What `schedlab run --format csv` prints">{"Results CSV"}</button>
+            if let Some(e) = (*error).clone() {
+                <span class="error">{ e }</span>
+            }
+        </div>
+    }
+}
