@@ -263,6 +263,15 @@ const GOOD_RTAPP = `{
   },
 }`;
 
+/** Waits for Run to be enabled: after a keystroke the draft is checked once typing pauses. */
+async function runEnabled(page, message) {
+  try {
+    await page.waitForSelector('#run:not([disabled])', { timeout: 5000 });
+  } catch {
+    throw new Error(`${message} (${await page.textContent('#controls')})`);
+  }
+}
+
 test('machine: a preset or an edit changes the sched-domain diagram', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
   const before = await domainShape(page);
@@ -280,7 +289,7 @@ test('machine: a preset or an edit changes the sched-domain diagram', async (ctx
   // POWER9 small cores: with one sharing group per core, the SMT span is still the 8 threads.
   await page.fill('#cluster-0-smt_sharing_groups', '');
   await page.waitForSelector('#domains');
-  assert(await page.isEnabled('#run'), 'Run is disabled after a valid edit');
+  await runEnabled(page, 'Run is disabled after a valid edit');
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await page.close();
 });
@@ -308,7 +317,7 @@ test('machine: an invalid value shows the core message beside its field and bloc
   await page.fill('#cluster-0-opps_mhz', '533, 999, 1402, 1709, 1844');
   await page.fill('#cluster-1-capacity_orig', '1024');
   await page.waitForSelector('#domains td.level');
-  assert(await page.isEnabled('#run'), 'Run stays disabled after the fix');
+  await runEnabled(page, 'Run stays disabled after the fix');
   assert(!(await page.textContent('#machine-card h2')).includes('edited'), 'the preset was not recognised again');
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.fill('#cluster-1-turbo_bins', '2:100');

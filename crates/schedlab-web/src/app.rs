@@ -219,7 +219,35 @@ fn Main() -> Html {
         .dispatcher()
         .to_callback()
         .reform(Action::SelectScenario);
-    let on_edit = page.dispatcher().to_callback().reform(Action::Edit);
+    // Typing edits change the form at once and rebuild the draft when typing pauses: one timer,
+    // restarted by every keystroke.
+    let typing_timer = use_mut_ref(|| None::<(i32, Closure<dyn Fn()>)>);
+    let on_edit = {
+        let dispatch = page.dispatcher();
+        Callback::from(move |edit: crate::draft::Edit| {
+            let typing = edit.is_typing();
+            dispatch.dispatch(Action::Edit(edit));
+            if !typing {
+                return;
+            }
+            let Some(window) = web_sys::window() else {
+                return;
+            };
+            if let Some((handle, _)) = typing_timer.borrow_mut().take() {
+                window.clear_timeout_with_handle(handle);
+            }
+            let paused = {
+                let dispatch = dispatch.clone();
+                Closure::<dyn Fn()>::new(move || dispatch.dispatch(Action::TypingPaused))
+            };
+            if let Ok(handle) = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+                paused.as_ref().unchecked_ref(),
+                state::TYPING_PAUSE_MS,
+            ) {
+                *typing_timer.borrow_mut() = Some((handle, paused));
+            }
+        })
+    };
     let on_runs = page.dispatcher().to_callback().reform(Action::SetRuns);
     let on_seed = page.dispatcher().to_callback().reform(Action::SetSeed);
     let on_new_seed = {

@@ -19,6 +19,8 @@ use crate::viewmodel::{DomainsVm, ProgressVm, TableVm};
 
 /// Largest number of runs per cell the page accepts (a page must stay responsive).
 pub const MAX_RUNS: u32 = 1000;
+/// After a keystroke in a form, the draft is rebuilt once typing has paused this long.
+pub const TYPING_PAUSE_MS: i32 = 150;
 /// Seeds drawn by "New seed" stay below 2^53, so they survive any JSON reader.
 pub const SEED_MASK: u64 = (1 << 53) - 1;
 
@@ -134,6 +136,8 @@ pub enum Action {
     SelectScenario(String),
     /// A change in the machine, workload or variant forms.
     Edit(Edit),
+    /// No keystroke for [`TYPING_PAUSE_MS`]: rebuild the draft after typing edits.
+    TypingPaused,
     SetRuns(String),
     SetSeed(String),
     /// A job was posted to the worker with this scenario.
@@ -271,7 +275,17 @@ impl Page {
             }
             Action::Edit(edit) => {
                 if !self.phase.busy() {
-                    Rc::make_mut(&mut self.draft).apply(edit);
+                    let draft = Rc::make_mut(&mut self.draft);
+                    if edit.is_typing() {
+                        draft.apply_typing(edit);
+                    } else {
+                        draft.apply(edit);
+                    }
+                }
+            }
+            Action::TypingPaused => {
+                if self.draft.stale {
+                    Rc::make_mut(&mut self.draft).refresh_if_stale();
                 }
             }
             Action::SetRuns(t) => self.runs_text = t,
@@ -560,6 +574,36 @@ mod tests {
         let s = page.configured().unwrap();
         assert_eq!((s.runs, s.seed), (4, 2));
         assert!(page.is_builtin_as_is(&s));
+    }
+
+    #[test]
+    fn typing_rebuilds_the_draft_only_when_typing_pauses() {
+        let mut page = Page::new(None, Some("1"), Some("1"));
+        let before = page.configured().unwrap();
+        // A keystroke that breaks the sweep: the form shows it, the scenario waits.
+        page.apply(Action::Edit(Edit::SweepValues("1, x".into())));
+        assert!(page.draft.stale);
+        assert_eq!(page.draft.workload.sweep_values, "1, x");
+        assert!(page.configured().unwrap_err().contains("Checking"));
+        page.apply(Action::TypingPaused);
+        assert!(!page.draft.stale);
+        assert!(
+            page.configured().is_err(),
+            "the bad sweep is reported once checked"
+        );
+        // Fixing it by typing, then the pause: the scenario builds again, with the new sweep.
+        page.apply(Action::Edit(Edit::SweepValues("1, 2".into())));
+        page.apply(Action::TypingPaused);
+        let after = page.configured().unwrap();
+        assert_ne!(after, before);
+        assert_eq!(after.sweep.unwrap().values, vec![1, 2]);
+        // A choice (not typing) rebuilds at once.
+        page.apply(Action::Edit(Edit::AddVariant));
+        assert!(!page.draft.stale);
+        assert_eq!(
+            page.configured().unwrap().variants.len(),
+            before.variants.len() + 1
+        );
     }
 
     #[test]
