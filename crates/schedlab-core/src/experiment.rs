@@ -161,12 +161,14 @@ pub struct RunTrace {
     pub task_names: Vec<String>,
     pub events: Vec<TraceEvent>,
     pub decisions: Vec<Decision>,
+    /// The CPUs of each frequency domain (a `Frequency` event's `domain` indexes this).
+    pub freq_domain_cpus: Vec<Vec<usize>>,
 }
 
 impl RunTrace {
     /// The run as ftrace text.
     pub fn to_ftrace(&self) -> String {
-        crate::trace::to_ftrace(&self.events, &self.task_names)
+        crate::trace::to_ftrace(&self.events, &self.task_names, &self.freq_domain_cpus)
     }
 
     /// The decision log as text; `quiet` includes balance passes that found nothing to do.
@@ -399,6 +401,12 @@ impl Plan {
                 .collect(),
             events: out.trace.unwrap_or_default(),
             decisions: out.decisions.unwrap_or_default(),
+            freq_domain_cpus: self
+                .topo
+                .freq_domains
+                .iter()
+                .map(|d| d.cpus.iter().collect())
+                .collect(),
             result,
         })
     }

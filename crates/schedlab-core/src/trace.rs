@@ -60,15 +60,41 @@ impl WakeClass {
     }
 }
 
+/// What the task leaving a CPU does next (`sched_switch`'s `prev_state`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PrevState {
+    /// The idle task (printed `R`).
+    Idle,
+    /// Still runnable: preempted, or moved away (`R+`, as the kernel prints a preempted task).
+    Preempted,
+    /// Asleep or blocked (`S`).
+    Sleeping,
+    /// Exited (`X`).
+    Exited,
+}
+
+impl PrevState {
+    fn ftrace(self) -> &'static str {
+        match self {
+            PrevState::Idle => "R",
+            PrevState::Preempted => "R+",
+            PrevState::Sleeping => "S",
+            PrevState::Exited => "X",
+        }
+    }
+}
+
 /// One recorded scheduler event.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum TraceEvent {
-    /// `sched_switch`: `next` (None = idle) starts on `cpu`.
+    /// `sched_switch`: `next` (None = idle) starts on `cpu`; `prev` left it in `prev_state`.
     Switch {
         t: u64,
         cpu: usize,
         prev: Option<usize>,
+        prev_state: PrevState,
         next: Option<usize>,
     },
     /// `sched_migrate_task`.
@@ -101,9 +127,15 @@ pub enum MigrateReason {
 }
 
 /// Renders events in the text format of ftrace's `trace` file, close enough for trace viewers that
-/// read `sched_switch`, `sched_wakeup` and `sched_migrate_task` lines. Task `i` is `comm-i` with
-/// `comm` from `names[i]` (pid = task id + 1; pid 0 is the idle task).
-pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
+/// read `sched_switch`, `sched_wakeup`, `sched_migrate_task` and `cpu_frequency` lines. Task `i` is
+/// `comm-i` with `comm` from `names[i]` (pid = task id + 1; pid 0 is the idle task). A frequency
+/// change of domain `d` is one `cpu_frequency` line per CPU in `freq_domain_cpus[d]`, as cpufreq
+/// traces it for each CPU of the policy.
+pub fn to_ftrace(
+    events: &[TraceEvent],
+    names: &[String],
+    freq_domain_cpus: &[Vec<usize>],
+) -> String {
     let comm = |t: Option<usize>| match t {
         Some(t) => (names.get(t).map(String::as_str).unwrap_or("task"), t + 1),
         None => ("<idle>", 0),
@@ -112,12 +144,18 @@ pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
         String::from("# tracer: nop\n#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
     for e in events {
         let line = match *e {
-            TraceEvent::Switch { t, cpu, prev, next } => {
+            TraceEvent::Switch {
+                t,
+                cpu,
+                prev,
+                prev_state,
+                next,
+            } => {
                 let (pc, pp) = comm(prev);
                 let (nc, np) = comm(next);
                 format!(
                     "{:>16}-{:<7} [{:03}] {:>12.6}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={} ==> next_comm={nc} next_pid={np} next_prio=120",
-                    pc, pp, cpu, t as f64 / 1e9, if prev.is_some() { "S" } else { "R" }
+                    pc, pp, cpu, t as f64 / 1e9, prev_state.ftrace()
                 )
             }
             TraceEvent::Wakeup { t, task, cpu, new } => {
@@ -149,13 +187,23 @@ pub fn to_ftrace(events: &[TraceEvent], names: &[String]) -> String {
                     c, p, to, t as f64 / 1e9
                 )
             }
-            TraceEvent::Frequency { t, domain, khz } => format!(
-                "{:>16}-{:<7} [{:03}] {:>12.6}: cpu_frequency: state={khz} cpu_id={domain}",
-                "<idle>",
-                0,
-                domain,
-                t as f64 / 1e9
-            ),
+            TraceEvent::Frequency { t, domain, khz } => {
+                let cpus = freq_domain_cpus.get(domain).map_or(&[][..], Vec::as_slice);
+                let mut lines = String::new();
+                for (k, cpu) in cpus.iter().enumerate() {
+                    if k > 0 {
+                        lines.push('\n');
+                    }
+                    lines.push_str(&format!(
+                        "{:>16}-{:<7} [{:03}] {:>12.6}: cpu_frequency: state={khz} cpu_id={cpu}",
+                        "<idle>",
+                        0,
+                        cpu,
+                        t as f64 / 1e9
+                    ));
+                }
+                lines
+            }
         };
         s.push_str(&line);
         s.push('\n');

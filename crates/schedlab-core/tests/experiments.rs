@@ -259,3 +259,34 @@ fn e4_hackbench_on_symmetric_ivb_ep_is_about_neutral() {
         );
     }
 }
+
+/// The ftrace export: a preempted task leaves as `R+`, a sleeping one as `S`, an exiting one as
+/// `X`; a frequency change is one `cpu_frequency` line per CPU of the policy, with the CPU's id.
+#[test]
+fn ftrace_names_prev_state_and_each_cpu_of_a_policy() {
+    let mut s = builtin("hikey960-asym-packing").unwrap();
+    s.runs = 1;
+    s.sweep.as_mut().unwrap().values = vec![8];
+    s.variants[1].governor = schedlab_core::kernel::Governor::Schedutil;
+    let plan = Plan::new(&s).unwrap();
+    // The patched variant: asym packing moves running tasks, and nine tasks share eight CPUs.
+    let text = plan.run_traced(1).unwrap().to_ftrace();
+    let states: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.split("prev_state=").nth(1))
+        .filter_map(|r| r.split_whitespace().next())
+        .collect();
+    for state in ["R", "R+", "S", "X"] {
+        assert!(
+            states.contains(state),
+            "no prev_state={state} in {states:?}"
+        );
+    }
+    // HiKey960 has two policies of four CPUs: schedutil's changes name all eight CPUs.
+    let cpus: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.contains("cpu_frequency:"))
+        .filter_map(|l| l.split("cpu_id=").nth(1))
+        .collect();
+    assert_eq!(cpus.len(), 8, "{cpus:?}");
+}

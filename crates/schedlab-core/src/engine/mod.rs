@@ -20,7 +20,7 @@ use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
 use crate::sched::wakeup::WakeKind;
 use crate::sched::{Task, TaskId, TaskState, World, NICE_0_LOAD};
-use crate::trace::{Counters, MigrateReason, TraceEvent};
+use crate::trace::{Counters, MigrateReason, PrevState, TraceEvent};
 use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
 use crate::workload::{Instance, Metric};
 use std::cmp::Reverse;
@@ -884,10 +884,17 @@ impl<'a> Engine<'a> {
 
     fn trace_switch(&mut self, cpu: usize, prev: Option<TaskId>, next: Option<TaskId>) {
         if let Some(tr) = &mut self.trace {
+            let prev_state = match prev.map(|p| self.w.tasks[p].state) {
+                None => PrevState::Idle,
+                Some(TaskState::Runnable) => PrevState::Preempted,
+                Some(TaskState::Sleeping | TaskState::Blocked) => PrevState::Sleeping,
+                Some(TaskState::Exited) => PrevState::Exited,
+            };
             tr.push(TraceEvent::Switch {
                 t: self.w.now,
                 cpu,
                 prev,
+                prev_state,
                 next,
             });
         }

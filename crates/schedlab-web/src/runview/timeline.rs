@@ -628,6 +628,7 @@ pub fn fmt_duration(ns: u64) -> String {
 mod tests {
     use super::*;
     use crate::runview::tests::{e1_plan, e1_trace};
+    use schedlab_core::trace::PrevState;
 
     fn seg(cpu: usize, start: u64, end: u64, task: Option<usize>) -> Segment {
         Segment {
@@ -645,6 +646,7 @@ mod tests {
                 t: 10,
                 cpu: 0,
                 prev: None,
+                prev_state: PrevState::Idle,
                 next: Some(3),
             },
             TraceEvent::Frequency {
@@ -656,18 +658,21 @@ mod tests {
                 t: 25,
                 cpu: 0,
                 prev: Some(3),
+                prev_state: PrevState::Sleeping,
                 next: None,
             },
             TraceEvent::Switch {
                 t: 30,
                 cpu: 1,
                 prev: None,
+                prev_state: PrevState::Idle,
                 next: Some(1),
             },
             TraceEvent::Switch {
                 t: 30,
                 cpu: 7,
                 prev: None,
+                prev_state: PrevState::Idle,
                 next: Some(1),
             },
         ];
