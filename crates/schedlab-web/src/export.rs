@@ -105,31 +105,14 @@ pub fn data_url_bytes(url: &str) -> Result<Vec<u8>, String> {
     }
 }
 
+/// Standard base64 as a data URL carries it (whitespace and padding ignored).
 fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
-    let value = |c: u8| -> Result<u32, String> {
-        Ok(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(format!("bad base64 character {:?}", c as char)),
-        } as u32)
-    };
-    let clean: Vec<u8> = s
-        .bytes()
-        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+    let clean: String = s
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace() && *c != '=')
         .collect();
-    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
-    for chunk in clean.chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            n |= value(c)? << (18 - 6 * i);
-        }
-        let bytes = n.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    Ok(out)
+    crate::link::base64_decode_alphabet(&clean, b'+', b'/')
+        .ok_or_else(|| "the image data is not valid base64".to_string())
 }
 
 fn percent_decode(s: &str) -> Result<Vec<u8>, String> {

@@ -159,7 +159,12 @@ pub fn base64url_encode(bytes: &[u8]) -> String {
 /// Decodes unpadded base64url (trailing `=` tolerated, as some tools add it); `None` for any
 /// other character or an impossible length.
 pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
+    base64_decode_alphabet(text.trim_end_matches('='), b'-', b'_')
+}
+
+/// Decodes unpadded base64 whose alphabet ends in `c62`, `c63` (`+` `/` for standard base64, `-`
+/// `_` for base64url); `None` for any other character or an impossible length.
+pub fn base64_decode_alphabet(text: &str, c62: u8, c63: u8) -> Option<Vec<u8>> {
     if text.len() % 4 == 1 {
         return None;
     }
@@ -168,8 +173,8 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
             b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
+            _ if c == c62 => 62,
+            _ if c == c63 => 63,
             _ => return None,
         } as u32)
     };
