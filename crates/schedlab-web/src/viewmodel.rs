@@ -8,6 +8,7 @@ use schedlab_core::experiment::Scenario;
 use schedlab_core::kernel::build_config;
 use schedlab_core::table::ComparisonTable;
 use schedlab_core::topology::Topology;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// A difference smaller than this (in %) is shown as neither better nor worse.
@@ -249,7 +250,7 @@ impl ProgressVm {
 }
 
 /// The sched-domain hierarchy as a CPU x level grid.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DomainsVm {
     pub machine: String,
     /// Level names, lowest first (SMT, MC, PKG/DIE, NUMA...), as they occur.
@@ -257,7 +258,7 @@ pub struct DomainsVm {
     pub cpus: Vec<CpuVm>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CpuVm {
     pub cpu: String,
     pub capacity: String,
@@ -266,7 +267,7 @@ pub struct CpuVm {
     pub levels: Vec<Option<LevelVm>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LevelVm {
     pub span: String,
     /// `sd->imbalance_pct`: how much busier the busiest group must be before load balancing acts.
