@@ -147,9 +147,12 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
   await page.close();
 });
 
-test('Cancel stops a long run (runs=32) below the total', async (ctx, base) => {
+// 200 runs per cell (3200 runs, ~10 s alone): long enough that the job cannot finish before the
+// cancel arrives, even when the page's thread is slowed by a loaded machine (with 32 runs it once
+// ended "done" before the click got through).
+test('Cancel stops a long run (runs=200) below the total', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
-  await runInPage(page, 32, 7);
+  await runInPage(page, 200, 7);
   await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 1, null, {
     timeout: RUN_TIMEOUT,
   });
@@ -161,7 +164,9 @@ test('Cancel stops a long run (runs=32) below the total', async (ctx, base) => {
   const before = await page.getAttribute('#status', 'data-state');
   assert(before === 'running', `the job was already ${before} before Cancel could be pressed`);
   await page.click('#cancel', { timeout: 5000 });
-  await page.waitForSelector('#status[data-state="cancelled"]', { timeout: 60000 });
+  await page.waitForSelector('#status[data-state="cancelled"], #status[data-state="done"]', { timeout: 60000 });
+  const ended = await page.getAttribute('#status', 'data-state');
+  assert(ended === 'cancelled', `the job ended ${ended}, not cancelled`);
   const done = Number(await page.getAttribute('#progress-text', 'data-done'));
   const total = Number(await page.getAttribute('#progress-text', 'data-total'));
   assert(done < total, `cancelled at ${done}/${total}`);
@@ -353,6 +358,12 @@ test('workload: a bad rt-app file names the key; a good one (pasted or loaded) r
 
 test('variants: add, rename, configure, reorder and remove, then run', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
+  // What each patch does is reachable from the keyboard (a tooltip is not): focus, Enter, read.
+  await page.focus('#patch-notes summary');
+  await page.keyboard.press('Enter');
+  assert(await page.$eval('#patch-notes', (d) => d.open), 'Enter does not open the patch notes');
+  const note = await page.textContent('#patch-note-dynamiq-asym-packing + dd');
+  assert(note.includes('asym_packing') || note.includes('ASYM_PACKING'), `the patch note lacks its switches: ${note}`);
   await page.click('#add-variant');
   await page.waitForSelector('#variant-2-name');
   await page.fill('#variant-2-name', 'hz1000');
@@ -619,6 +630,18 @@ test('run detail: a patched E1 run shows its timeline and asym packing passes; i
   assert(rest(ftrace.buf.toString('utf8')) === rest(fromCli), 'the page\'s ftrace differs from `schedlab trace`');
   fs.rmSync(dir, { recursive: true, force: true });
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  // The address names the run: opening it and pressing Run traces the same run again.
+  const url = page.url();
+  assert(/[?&]run=\d+\.\d+\.0(&|#|$)/.test(url), `the address does not name the run: ${url}`);
+  const again = await openUrl(ctx, url);
+  await again.page.click('#run');
+  await again.page.waitForSelector('#run-detail[data-state="ready"], #run-detail[data-state="failed"]', {
+    timeout: 120000,
+  });
+  const againIndex = Number(await again.page.getAttribute('#detail-head', 'data-index'));
+  assert(againIndex === index, `the linked run is ${againIndex}, not ${index}`);
+  assert(again.errors.length === 0, `console errors: ${again.errors.join(' | ')}`);
+  await again.page.close();
   console.log(`    run ${index}: ${bars} bars, ${kinds.length} asym packing passes on the first page`);
   await page.close();
 });

@@ -7,6 +7,9 @@
 //! waits on the model. The worker keeps the job's results and sends the core's comparison table
 //! of them at most every [`TABLE_EVERY_MS`], and once more at the end.
 //!
+//! A check request builds a draft's forms into a scenario (`draft::check`), so the page's wasm
+//! needs none of the core's builders.
+//!
 //! A trace request records one run with its events and decision log and keeps it, to answer the
 //! page's requests for pages of the log and for the ftrace text without running it again.
 
@@ -17,6 +20,7 @@ use schedlab_core::experiment::{Plan, RunResult};
 use yew_agent::prelude::*;
 
 use crate::crash;
+use crate::draft;
 use crate::protocol::{self, FromWorker, ToWorker};
 use crate::runview::{self, decisions, Traced};
 
@@ -72,6 +76,15 @@ pub async fn SimWorker(mut scope: Scope) {
                 },
                 None => no_trace(job),
             }),
+            ToWorker::Check { job, forms_json } => {
+                Some(match protocol::decode_forms(&forms_json) {
+                    Ok(forms) => FromWorker::Checked {
+                        job,
+                        checked_json: protocol::encode_checked(&draft::check::check(&forms)),
+                    },
+                    Err(message) => FromWorker::Failed { job, message },
+                })
+            }
             ToWorker::Ftrace { job } => Some(match &kept {
                 Some(t) => FromWorker::FtraceText {
                     job,

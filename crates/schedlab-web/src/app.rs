@@ -97,10 +97,57 @@ fn Main() -> Html {
             WorkerEvent::Gone => dispatch.dispatch(Action::WorkerGone),
         })
     };
+    // The check worker builds the edited forms (see `draft`): each revision that is due is sent
+    // once, and its answer is taken only if the draft is still at that revision.
+    let check_bridge = {
+        let dispatch = page.dispatcher();
+        use_sim_worker(move |event| match event {
+            WorkerEvent::Output(FromWorker::Checked { job, checked_json }) => {
+                dispatch.dispatch(match protocol::decode_checked(&checked_json) {
+                    Ok(checked) => Action::Checked {
+                        revision: job,
+                        checked: Box::new(checked),
+                    },
+                    Err(message) => Action::CheckFailed {
+                        revision: job,
+                        message,
+                    },
+                })
+            }
+            WorkerEvent::Output(FromWorker::Failed { job, message }) => {
+                dispatch.dispatch(Action::CheckFailed {
+                    revision: job,
+                    message,
+                })
+            }
+            WorkerEvent::Output(_) | WorkerEvent::Gone => {}
+            WorkerEvent::Crashed(r) => dispatch.dispatch(Action::CheckFailed {
+                revision: r.job,
+                message: r.page_message(),
+            }),
+        })
+    };
+    {
+        let draft = page.draft.clone();
+        use_effect_with(page.draft.check_due(), move |due| {
+            if let Some(revision) = *due {
+                check_bridge.send(ToWorker::Check {
+                    job: revision,
+                    forms_json: protocol::encode_forms(&draft.forms()),
+                });
+            }
+        });
+    }
     // The run looked at closely (table cell, chart point or the picker).
-    let pick = use_state(|| None::<RunPick>);
+    // A link may name one (`?run=`); it is shown once a table is there.
+    let pick = use_state(share::current_pick);
     let embed = *use_memo((), |_| {
         query().and_then(|q| q.get("view")).as_deref() == Some("embed")
+    });
+    use_effect_with(*pick, move |pick| {
+        if !embed {
+            share::remember_pick_in_url(*pick);
+        }
     });
     {
         // `window.schedlabCrashWorker()`: the e2e tests crash the job worker on purpose.
@@ -192,10 +239,13 @@ fn Main() -> Html {
                 c.set(c.get() + 1);
                 c.get()
             };
-            pick.set(None);
+            // The run looked at stays picked while the new scenario has it.
+            let kept = (*pick).filter(|p| p.fits(&scenario));
+            pick.set(kept);
             if !embed {
                 let builtin = page.is_builtin_as_is(&scenario);
-                share::remember_in_url(&scenario, builtin.then_some(page.scenario_name.as_str()));
+                let name = builtin.then_some(page.scenario_name.as_str());
+                share::remember_in_url(&scenario, name, kept);
             }
             let scenario_json = protocol::encode_scenario(&scenario);
             page.dispatch(Action::Started {
@@ -260,10 +310,11 @@ fn Main() -> Html {
     };
 
     {
-        // The embed view runs the linked scenario as soon as it loads.
+        // The embed view runs the linked scenario as soon as it is checked.
         let on_run = on_run.clone();
-        use_effect_with((), move |_| {
-            if embed {
+        let ready = embed && page.job == 0 && !page.draft.stale();
+        use_effect_with(ready, move |ready| {
+            if *ready {
                 on_run.emit(());
             }
         });
@@ -273,9 +324,14 @@ fn Main() -> Html {
             .loaded
             .as_ref()
             .map_or_else(|_| page.scenario_name.clone(), |l| l.scenario.title.clone());
+        // A link whose scenario does not check says why instead of waiting forever.
+        let embed_message = match page.configured() {
+            Err(e) if page.phase == state::Phase::Idle && !page.draft.stale() => e,
+            _ => page.message.clone(),
+        };
         return html! {
             <EmbedView title={title} table={page.table.clone()} progress={page.progress()}
-                state={page.phase.name()} message={page.message.clone()} full_link={full_link()} />
+                state={page.phase.name()} message={embed_message} full_link={full_link()} />
         };
     }
     let on_pick = {
@@ -342,7 +398,7 @@ fn Main() -> Html {
                     runs={page.runs_text.clone()} seed={page.seed_text.clone()} running={page.phase.busy()}
                     invalid={invalid} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
                     on_new_seed={on_new_seed} on_run={on_run} on_cancel={on_cancel} />
-                <Share scenario={page.configured().ok()} />
+                <Share scenario={page.configured().ok()} pick={*pick} />
                 if let Some(d) = description {
                     <details class="description"><summary>{"About this scenario"}</summary><p>{ d }</p></details>
                 }
@@ -370,6 +426,8 @@ fn Main() -> Html {
                 <h2>{"Sched domains"}</h2>
                 if let Err(e) = &page.loaded {
                     <p class="error">{ e.clone() }</p>
+                } else if page.draft.domains.is_empty() && page.draft.stale() {
+                    <p class="hint" id="domains-checking">{"Building the sched domains…"}</p>
                 } else if page.draft.domains.is_empty() {
                     <p class="hint" id="domains-unavailable">{"Fix the machine above (or a variant's kernel below) to see its sched domains."}</p>
                 } else {

@@ -1,15 +1,18 @@
 //! The messages between the page and its Web Workers.
 //!
-//! The page talks to two workers, each through its own bridge: the *job* worker runs a scenario's
-//! plan and sends back progress and comparison tables; the *detail* worker records one run traced
-//! and answers questions about it (its timeline, pages of its decision log, its ftrace text), so
-//! looking into a run never waits for a sweep, and a sweep never waits for a trace.
+//! The page talks to three workers, each through its own bridge: the *job* worker runs a
+//! scenario's plan and sends back progress and comparison tables; the *detail* worker records one
+//! run traced and answers questions about it (its timeline, pages of its decision log, its ftrace
+//! text); the *check* worker builds the edited forms into a scenario with the core's validation and
+//! the variants' sched domains ([`crate::draft::check`]). So looking into a run never waits for a
+//! sweep, editing never waits for either, and a sweep never waits for a trace.
 //!
 //! Core values (the scenario, tables) cross the boundary as JSON text rather than through the
 //! agent's binary codec: the core's serde shapes use tagged enums a non-self-describing format
 //! cannot decode, and JSON with `float_roundtrip` gives back the exact f64 bits (checked by a test
-//! below), so the page's numbers equal the CLI's. The page never builds a `Plan` or runs the model:
-//! that code lives only in the worker's wasm, which keeps the page's wasm small.
+//! below), so the page's numbers equal the CLI's. The page never builds a topology, a kernel
+//! configuration, sched domains or a `Plan`, and never runs the model: that code lives only in the
+//! worker's wasm, which keeps the page's wasm small.
 //!
 //! Every message carries the job id it belongs to; the page ignores messages of any job but its
 //! current one, so a late answer of a cancelled or superseded request never leaks into a new one.
@@ -18,6 +21,7 @@ use schedlab_core::experiment::Scenario;
 use schedlab_core::table::ComparisonTable;
 use serde::{Deserialize, Serialize};
 
+use crate::draft::check::{Checked, Forms};
 use crate::runview::{DecisionPageVm, DecisionQuery, RunDetailVm, RunPick};
 
 /// From the page to a worker.
@@ -46,6 +50,9 @@ pub enum ToWorker {
     Decisions { job: u64, query: DecisionQuery },
     /// The kept trace as ftrace text (what `schedlab trace` prints).
     Ftrace { job: u64 },
+    /// Build the draft's forms (`forms_json` is a [`Forms`]) into a scenario and the sched
+    /// domains of its variants; `job` is the draft's revision.
+    Check { job: u64, forms_json: String },
     /// Panic inside the worker on purpose: the end-to-end tests check that a crashed worker
     /// leaves the page usable (`window.schedlabCrashWorker()`).
     Crash { job: u64 },
@@ -62,6 +69,7 @@ impl ToWorker {
             | ToWorker::Trace { job, .. }
             | ToWorker::Decisions { job, .. }
             | ToWorker::Ftrace { job }
+            | ToWorker::Check { job, .. }
             | ToWorker::Crash { job } => Some(*job),
         }
     }
@@ -102,6 +110,8 @@ pub enum FromWorker {
     DecisionPage { job: u64, page_json: String },
     /// The traced run as ftrace text.
     FtraceText { job: u64, text: String },
+    /// The answer to a `Check`: `checked_json` is a [`Checked`].
+    Checked { job: u64, checked_json: String },
 }
 
 impl FromWorker {
@@ -116,7 +126,8 @@ impl FromWorker {
             | FromWorker::BenchDone { job, .. }
             | FromWorker::Traced { job, .. }
             | FromWorker::DecisionPage { job, .. }
-            | FromWorker::FtraceText { job, .. } => *job,
+            | FromWorker::FtraceText { job, .. }
+            | FromWorker::Checked { job, .. } => *job,
         }
     }
 }
@@ -152,6 +163,22 @@ pub fn encode_page(page: &DecisionPageVm) -> String {
 
 pub fn decode_page(json: &str) -> Result<DecisionPageVm, String> {
     serde_json::from_str(json).map_err(|e| format!("bad decision page JSON from the worker: {e}"))
+}
+
+pub fn encode_forms(forms: &Forms) -> String {
+    serde_json::to_string(forms).expect("draft forms always serialize")
+}
+
+pub fn decode_forms(json: &str) -> Result<Forms, String> {
+    serde_json::from_str(json).map_err(|e| format!("bad draft forms from the page: {e}"))
+}
+
+pub fn encode_checked(checked: &Checked) -> String {
+    serde_json::to_string(checked).expect("a check's answer always serializes")
+}
+
+pub fn decode_checked(json: &str) -> Result<Checked, String> {
+    serde_json::from_str(json).map_err(|e| format!("bad check answer from the worker: {e}"))
 }
 
 #[cfg(test)]

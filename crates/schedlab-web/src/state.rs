@@ -12,10 +12,11 @@ use schedlab_core::table::ComparisonTable;
 
 use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
+use crate::draft::check::Checked;
 use crate::draft::{Draft, Edit};
 use crate::link::{self, Link};
 use crate::protocol::{self, FromWorker};
-use crate::viewmodel::{DomainsVm, ProgressVm, TableVm};
+use crate::viewmodel::{ProgressVm, TableVm};
 
 /// Largest number of runs per cell the page accepts (a page must stay responsive).
 pub const MAX_RUNS: u32 = 1000;
@@ -35,26 +36,15 @@ pub fn scenario_choices() -> Vec<ScenarioChoice> {
         .collect()
 }
 
-/// A built-in scenario as loaded, with what does not depend on a run.
+/// The scenario as loaded (a built-in, or a share link's), before any edit.
 pub struct Loaded {
     pub scenario: Scenario,
-    /// `(variant name, its sched domains)` per variant.
-    pub domains: Rc<Vec<(String, DomainsVm)>>,
 }
 
 impl Loaded {
     pub fn builtin(name: &str) -> Result<Loaded, String> {
         let scenario = scenarios::builtin(name).map_err(|e| e.to_string())?;
-        Loaded::new(scenario)
-    }
-
-    /// Any scenario (a share link's, say), with its variants' sched domains.
-    pub fn new(scenario: Scenario) -> Result<Loaded, String> {
-        let domains = DomainsVm::of_variants(&scenario)?;
-        Ok(Loaded {
-            scenario,
-            domains: Rc::new(domains),
-        })
+        Ok(Loaded { scenario })
     }
 }
 
@@ -136,8 +126,18 @@ pub enum Action {
     SelectScenario(String),
     /// A change in the machine, workload or variant forms.
     Edit(Edit),
-    /// No keystroke for [`TYPING_PAUSE_MS`]: rebuild the draft after typing edits.
+    /// No keystroke for [`TYPING_PAUSE_MS`]: the draft is due for a check after typing edits.
     TypingPaused,
+    /// The check worker's answer for a revision of the draft.
+    Checked {
+        revision: u64,
+        checked: Box<Checked>,
+    },
+    /// The check of a revision failed (the check worker crashed on it).
+    CheckFailed {
+        revision: u64,
+        message: String,
+    },
     SetRuns(String),
     SetSeed(String),
     /// A job was posted to the worker with this scenario.
@@ -202,17 +202,23 @@ impl Page {
                 Page::new(name.as_deref(), runs.as_deref(), seed.as_deref())
             }
             Link::Scenario(payload) => {
-                let opened = link::decode(&payload)
-                    .map_err(|e| e.to_string())
-                    .and_then(|s| Loaded::new(s.clone()).map(|l| (s, l)));
+                // An unknown preset is the one thing the forms cannot hold (they would fall back
+                // to the default machine); every other problem is shown beside its field.
+                let opened =
+                    link::decode(&payload)
+                        .map_err(|e| e.to_string())
+                        .and_then(|s| match s.machine.spec() {
+                            Ok(_) => Ok(s),
+                            Err(e) => Err(e.to_string()),
+                        });
                 let mut page = Page::new(None, None, None);
                 match opened {
-                    Ok((scenario, loaded)) => {
+                    Ok(scenario) => {
                         page.runs_text = scenario.runs.to_string();
                         page.seed_text = scenario.seed.to_string();
                         page.scenario_name = scenario.name.clone();
                         page.draft = Rc::new(Draft::new(&scenario));
-                        page.loaded = Ok(Rc::new(loaded));
+                        page.loaded = Ok(Rc::new(Loaded { scenario }));
                     }
                     Err(e) => {
                         page.link_error = Some(format!(
@@ -284,8 +290,18 @@ impl Page {
                 }
             }
             Action::TypingPaused => {
-                if self.draft.stale {
-                    Rc::make_mut(&mut self.draft).refresh_if_stale();
+                if self.draft.stale() {
+                    Rc::make_mut(&mut self.draft).typing_paused();
+                }
+            }
+            Action::Checked { revision, checked } => {
+                if revision == self.draft.revision() {
+                    Rc::make_mut(&mut self.draft).accept(revision, *checked);
+                }
+            }
+            Action::CheckFailed { revision, message } => {
+                if revision == self.draft.revision() {
+                    Rc::make_mut(&mut self.draft).check_failed(revision, &message);
                 }
             }
             Action::SetRuns(t) => self.runs_text = t,
@@ -372,7 +388,8 @@ impl Page {
             FromWorker::BenchDone { .. }
             | FromWorker::Traced { .. }
             | FromWorker::DecisionPage { .. }
-            | FromWorker::FtraceText { .. } => {}
+            | FromWorker::FtraceText { .. }
+            | FromWorker::Checked { .. } => {}
         }
     }
 }
@@ -390,7 +407,30 @@ impl yew::Reducible for Page {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::draft::check::check;
+    use crate::viewmodel::DomainsVm;
     use schedlab_core::experiment::{Plan, RunResult};
+
+    /// The check worker answers whatever the draft has due.
+    fn settle(page: &mut Page) {
+        if let Some(revision) = page.draft.check_due() {
+            let checked = Box::new(check(&page.draft.forms()));
+            page.apply(Action::Checked { revision, checked });
+        }
+    }
+
+    /// A page as loaded, once its first check came back.
+    fn loaded_page(scenario: Option<&str>, runs: Option<&str>, seed: Option<&str>) -> Page {
+        let mut p = Page::new(scenario, runs, seed);
+        settle(&mut p);
+        p
+    }
+
+    /// A user action, then the check worker's answer if it asked for one.
+    fn act(page: &mut Page, action: Action) {
+        page.apply(action);
+        settle(page);
+    }
 
     fn first_builtin() -> &'static str {
         scenarios::BUILTIN[0].name
@@ -419,28 +459,62 @@ mod tests {
 
     #[test]
     fn loads_the_builtin_with_its_defaults_and_url_overrides() {
-        let page = Page::new(None, None, None);
+        let page = loaded_page(None, None, None);
         assert_eq!(page.scenario_name, first_builtin());
         let loaded = page.loaded.as_ref().unwrap();
         assert_eq!(page.runs_text, loaded.scenario.runs.to_string());
-        assert_eq!(loaded.domains.len(), loaded.scenario.variants.len());
-        let page = Page::new(Some(first_builtin()), Some("3"), Some("1"));
+        let page = loaded_page(Some(first_builtin()), Some("3"), Some("1"));
         let s = page.configured().unwrap();
         assert_eq!((s.runs, s.seed), (3, 1));
-        let page = Page::new(Some("no-such-scenario"), None, None);
+        let page = loaded_page(Some("no-such-scenario"), None, None);
         assert!(page.loaded.is_err() && page.configured().is_err());
     }
 
     #[test]
-    fn every_builtin_loads_its_domains_without_a_plan() {
+    fn every_builtin_checks_to_itself_with_the_plans_domains() {
         for b in scenarios::BUILTIN {
-            let loaded = Loaded::builtin(b.name).unwrap();
+            let mut page = Page::new(Some(b.name), None, None);
+            settle(&mut page);
+            let loaded = page.loaded.as_ref().unwrap();
+            assert_eq!(
+                page.draft.scenario().unwrap(),
+                &loaded.scenario,
+                "{}",
+                b.name
+            );
             let plan = Plan::new(&loaded.scenario).unwrap();
-            for (i, (name, vm)) in loaded.domains.iter().enumerate() {
+            assert_eq!(page.draft.domains.len(), plan.variants.len());
+            for (i, (name, vm)) in page.draft.domains.iter().enumerate() {
                 assert_eq!(name, &plan.variants[i].name);
                 assert_eq!(*vm, DomainsVm::new(&plan.domains_view(i)), "{}", b.name);
             }
         }
+    }
+
+    #[test]
+    fn a_check_answer_for_an_earlier_revision_is_dropped() {
+        let mut page = Page::new(None, Some("1"), Some("1"));
+        let first = page.draft.check_due().unwrap();
+        let answer = check(&page.draft.forms());
+        page.apply(Action::Edit(Edit::AddVariant));
+        page.apply(Action::Checked {
+            revision: first,
+            checked: Box::new(answer),
+        });
+        assert!(
+            page.configured().is_err(),
+            "still waiting for the edit's check"
+        );
+        settle(&mut page);
+        assert_eq!(page.configured().unwrap().variants.len(), 3);
+        // A crashed check of the current revision says so.
+        page.apply(Action::Edit(Edit::AddVariant));
+        let r = page.draft.check_due().unwrap();
+        page.apply(Action::CheckFailed {
+            revision: r,
+            message: "boom".into(),
+        });
+        assert!(page.configured().unwrap_err().contains("boom"));
     }
 
     #[test]
@@ -462,7 +536,7 @@ mod tests {
 
     #[test]
     fn a_job_collects_tables_and_ignores_other_jobs() {
-        let mut page = Page::new(None, Some("1"), Some("5"));
+        let mut page = loaded_page(None, Some("1"), Some("5"));
         let scenario = page.configured().unwrap();
         let plan = Plan::new(&scenario).unwrap();
         page.apply(Action::Started {
@@ -508,7 +582,7 @@ mod tests {
 
     #[test]
     fn cancel_keeps_the_partial_table() {
-        let mut page = Page::new(None, Some("2"), Some("1"));
+        let mut page = loaded_page(None, Some("2"), Some("1"));
         let scenario = page.configured().unwrap();
         let plan = Plan::new(&scenario).unwrap();
         page.apply(Action::Started {
@@ -537,14 +611,16 @@ mod tests {
 
     #[test]
     fn a_share_link_reopens_the_edited_scenario_with_its_runs_and_seed() {
-        let mut page = Page::new(None, Some("2"), Some("77"));
-        page.apply(Action::Edit(Edit::Llc(
-            schedlab_core::topology::LlcSpan::Cluster,
-        )));
-        page.apply(Action::Edit(Edit::AddVariant));
+        let mut page = loaded_page(None, Some("2"), Some("77"));
+        act(
+            &mut page,
+            Action::Edit(Edit::Llc(schedlab_core::topology::LlcSpan::Cluster)),
+        );
+        act(&mut page, Action::Edit(Edit::AddVariant));
         let scenario = page.configured().unwrap();
         assert!(!page.is_builtin_as_is(&scenario));
-        let opened = Page::open(Link::Scenario(link::encode(&scenario)));
+        let mut opened = Page::open(Link::Scenario(link::encode(&scenario)));
+        settle(&mut opened);
         assert_eq!(opened.link_error, None);
         assert_eq!(opened.configured().unwrap(), scenario);
         assert_eq!(
@@ -559,18 +635,20 @@ mod tests {
 
     #[test]
     fn a_broken_link_falls_back_to_the_default_and_says_why() {
-        let page = Page::open(Link::Scenario("1.not-a-scenario".into()));
+        let mut page = Page::open(Link::Scenario("1.not-a-scenario".into()));
+        settle(&mut page);
         assert!(page.link_error.as_deref().unwrap().contains("damaged"));
         assert_eq!(page.scenario_name, first_builtin());
         assert!(page.configured().is_ok());
         let page = Page::open(Link::Scenario("9.AAAA".into()));
         assert!(page.link_error.as_deref().unwrap().contains("format 9"));
         // Old links keep working, and an unmodified built-in is recognised as such.
-        let page = Page::open(Link::Builtin {
+        let mut page = Page::open(Link::Builtin {
             name: Some(first_builtin().into()),
             runs: Some("4".into()),
             seed: Some("2".into()),
         });
+        settle(&mut page);
         let s = page.configured().unwrap();
         assert_eq!((s.runs, s.seed), (4, 2));
         assert!(page.is_builtin_as_is(&s));
@@ -578,28 +656,28 @@ mod tests {
 
     #[test]
     fn typing_rebuilds_the_draft_only_when_typing_pauses() {
-        let mut page = Page::new(None, Some("1"), Some("1"));
+        let mut page = loaded_page(None, Some("1"), Some("1"));
         let before = page.configured().unwrap();
         // A keystroke that breaks the sweep: the form shows it, the scenario waits.
-        page.apply(Action::Edit(Edit::SweepValues("1, x".into())));
-        assert!(page.draft.stale);
+        act(&mut page, Action::Edit(Edit::SweepValues("1, x".into())));
+        assert!(page.draft.stale());
         assert_eq!(page.draft.workload.sweep_values, "1, x");
         assert!(page.configured().unwrap_err().contains("Checking"));
-        page.apply(Action::TypingPaused);
-        assert!(!page.draft.stale);
+        act(&mut page, Action::TypingPaused);
+        assert!(!page.draft.stale());
         assert!(
             page.configured().is_err(),
             "the bad sweep is reported once checked"
         );
         // Fixing it by typing, then the pause: the scenario builds again, with the new sweep.
-        page.apply(Action::Edit(Edit::SweepValues("1, 2".into())));
-        page.apply(Action::TypingPaused);
+        act(&mut page, Action::Edit(Edit::SweepValues("1, 2".into())));
+        act(&mut page, Action::TypingPaused);
         let after = page.configured().unwrap();
         assert_ne!(after, before);
         assert_eq!(after.sweep.unwrap().values, vec![1, 2]);
         // A choice (not typing) rebuilds at once.
-        page.apply(Action::Edit(Edit::AddVariant));
-        assert!(!page.draft.stale);
+        act(&mut page, Action::Edit(Edit::AddVariant));
+        assert!(!page.draft.stale());
         assert_eq!(
             page.configured().unwrap().variants.len(),
             before.variants.len() + 1
@@ -608,19 +686,19 @@ mod tests {
 
     #[test]
     fn edits_wait_while_a_job_runs() {
-        let mut page = Page::new(None, Some("1"), Some("1"));
+        let mut page = loaded_page(None, Some("1"), Some("1"));
         let scenario = page.configured().unwrap();
         page.apply(Action::Started {
             job: 1,
             scenario: Box::new(scenario.clone()),
         });
-        page.apply(Action::Edit(Edit::AddVariant));
+        act(&mut page, Action::Edit(Edit::AddVariant));
         assert_eq!(page.configured().unwrap(), scenario);
     }
 
     #[test]
     fn a_crashed_or_failed_worker_ends_the_job_with_its_message() {
-        let mut page = Page::new(None, Some("2"), Some("1"));
+        let mut page = loaded_page(None, Some("2"), Some("1"));
         let scenario = page.configured().unwrap();
         page.apply(Action::Started {
             job: 4,
@@ -656,7 +734,7 @@ mod tests {
 
     #[test]
     fn bench_results_are_reported_apart_from_jobs() {
-        let mut page = Page::new(None, None, None);
+        let mut page = loaded_page(None, None, None);
         page.apply(Action::BenchStarted { job: 9 });
         page.apply(Action::Worker(
             FromWorker::BenchDone {

@@ -3,11 +3,8 @@
 //! Everything here is plain Rust and tested natively (`cargo test -p schedlab-web`); the
 //! components only turn these into HTML and the chart module hands the figure to plotly.js.
 
-use schedlab_core::domains::{DomainsView, SchedDomains};
-use schedlab_core::experiment::Scenario;
-use schedlab_core::kernel::build_config;
+use schedlab_core::domains::DomainsView;
 use schedlab_core::table::ComparisonTable;
-use schedlab_core::topology::Topology;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -278,28 +275,6 @@ pub struct LevelVm {
 }
 
 impl DomainsVm {
-    /// `(variant name, its sched domains)` for each variant of `scenario`: the machine and kernel
-    /// configurations only, as `Plan::new` derives them, without a plan. The page calls this
-    /// instead of `Plan::new` so the engine and the workload generators stay out of its wasm
-    /// (they live in the worker's).
-    pub fn of_variants(scenario: &Scenario) -> Result<Vec<(String, DomainsVm)>, String> {
-        let topo = scenario
-            .machine
-            .spec()
-            .and_then(|spec| Topology::build(&spec))
-            .map_err(|e| e.to_string())?;
-        scenario
-            .variants
-            .iter()
-            .map(|v| {
-                let config = build_config(&v.baseline, &v.patches, v.config.as_ref(), v.governor)
-                    .map_err(|e| format!("variant '{}': {e}", v.name))?;
-                let domains = SchedDomains::build(&topo, &config).map_err(|e| e.to_string())?;
-                Ok((v.name.clone(), DomainsVm::new(&domains.view(&topo))))
-            })
-            .collect()
-    }
-
     pub fn new(view: &DomainsView) -> DomainsVm {
         let mut levels: Vec<String> = Vec::new();
         for cpu in &view.cpus {

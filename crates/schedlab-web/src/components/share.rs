@@ -11,6 +11,45 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::link::{self, Link, FRAGMENT_KEY};
+use crate::runview::RunPick;
+
+/// The query parameter that names the run looked at closely (see [`RunPick::to_param`]).
+pub const RUN_KEY: &str = "run";
+
+/// The run the address names (`?run=`), if any.
+pub fn current_pick() -> Option<RunPick> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let query = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
+    RunPick::parse(&query.get(RUN_KEY)?)
+}
+
+/// Puts the run looked at closely in the address (or takes it out), keeping the rest of it, so
+/// copying the address also opens that run once the table is there.
+pub fn remember_pick_in_url(pick: Option<RunPick>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let (Ok(history), location) = (window.history(), window.location()) else {
+        return;
+    };
+    let search = location.search().unwrap_or_default();
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
+    match pick {
+        Some(p) => params.set(RUN_KEY, &p.to_param()),
+        None => params.delete(RUN_KEY),
+    }
+    let query = String::from(params.to_string());
+    let path = location.pathname().unwrap_or_default();
+    let hash = location.hash().unwrap_or_default();
+    let url = if query.is_empty() {
+        format!("{path}{hash}")
+    } else {
+        format!("{path}?{query}{hash}")
+    };
+    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+}
 
 /// The address as the page was opened: a share fragment, or the query of an old-style link.
 pub fn current_link() -> Link {
@@ -26,20 +65,22 @@ pub fn current_link() -> Link {
     Link::parse(&hash, get("scenario"), get("runs"), get("seed"))
 }
 
-/// The full share URL of a scenario: this page's address with the scenario as its fragment.
-pub fn share_url(scenario: &Scenario) -> String {
+/// The full share URL of a scenario: this page's address with the scenario as its fragment, and
+/// the run looked at closely, if any, as `?run=`.
+pub fn share_url(scenario: &Scenario, pick: Option<RunPick>) -> String {
     let base = web_sys::window()
         .and_then(|w| {
             let l = w.location();
             Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
         })
         .unwrap_or_default();
-    format!("{base}#{FRAGMENT_KEY}={}", link::encode(scenario))
+    let run = pick.map_or(String::new(), |p| format!("?{RUN_KEY}={}", p.to_param()));
+    format!("{base}{run}#{FRAGMENT_KEY}={}", link::encode(scenario))
 }
 
 /// Puts the scenario in the address bar (without a new history entry): the short old-style query
 /// when it is a built-in as shipped (`builtin`), else the whole scenario as a share fragment.
-pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>) {
+pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>, pick: Option<RunPick>) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -54,11 +95,14 @@ pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>) {
             params.append("scenario", name);
             params.append("runs", &scenario.runs.to_string());
             params.append("seed", &scenario.seed.to_string());
+            if let Some(p) = pick {
+                params.append(RUN_KEY, &p.to_param());
+            }
             // The path keeps the page; an empty fragment drops any earlier share link.
             let path = window.location().pathname().unwrap_or_default();
             format!("{path}?{}", String::from(params.to_string()))
         }
-        None => share_url(scenario),
+        None => share_url(scenario, pick),
     };
     let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
 }
@@ -120,6 +164,8 @@ async fn copy(text: &str) -> bool {
 pub struct ShareProps {
     /// The scenario to share (with the form's runs and seed), or `None` while it cannot run.
     pub scenario: Option<Scenario>,
+    /// The run looked at closely: the link opens it too.
+    pub pick: Option<RunPick>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -136,10 +182,13 @@ pub fn Share(props: &ShareProps) -> Html {
     let onclick = {
         let shared = shared.clone();
         let scenario = props.scenario.clone();
+        let pick = props
+            .pick
+            .filter(|p| scenario.as_ref().is_some_and(|s| p.fits(s)));
         Callback::from(move |_: MouseEvent| {
             let Some(scenario) = &scenario else { return };
-            let url = share_url(scenario);
-            remember_in_url(scenario, None);
+            let url = share_url(scenario, pick);
+            remember_in_url(scenario, None, pick);
             let shared = shared.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let state = if copy(&url).await {

@@ -113,9 +113,33 @@ pub fn VariantsEditor(props: &VariantsProps) -> Html {
     let on_add = edit.reform(|_: MouseEvent| Edit::AddVariant);
     html! {
         <div class="editor variants-editor" id="variants">
+            { patch_notes() }
             <div class="variant-cards">{ for cards }</div>
             <button type="button" class="secondary" id="add-variant" onclick={on_add}
                 disabled={disabled || n >= MAX_VARIANTS}>{"Add variant (a copy of the last)"}</button>
         </div>
+    }
+}
+
+/// What each patch is and which configuration switches it flips (its merge patch over the
+/// baseline's `KernelConfig`), in a disclosure that the keyboard reaches, unlike a tooltip.
+fn patch_notes() -> Html {
+    html! {
+        <details class="patch-notes" id="patch-notes">
+            <summary>{"What each patch changes"}</summary>
+            <dl>
+                { for PATCHES.iter().map(|p| html! {
+                    <>
+                        <dt id={format!("patch-note-{}", p.name)}><code>{ p.name }</code>{": "}{ p.title }</dt>
+                        <dd>
+                            <p>{ p.description }</p>
+                            <p class="hint">{ p.origin }</p>
+                            <p class="hint">{"Switches it sets:"}</p>
+                            <pre class="mono patch-changes">{ p.changes.trim() }</pre>
+                        </dd>
+                    </>
+                }) }
+            </dl>
+        </details>
     }
 }

@@ -11,6 +11,7 @@ use schedlab_core::power::PowerSpec;
 use schedlab_core::topology::{
     presets, ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec, Topology, TurboBin,
 };
+use serde::{Deserialize, Serialize};
 
 use super::parse::{list, number, Problems};
 
@@ -44,7 +45,7 @@ pub const CLUSTER_FIELDS: &[(&str, &str)] = &[
 pub const POWER_FIELDS: &[&str] = &["ceff_pf", "v_min_mv", "v_max_mv", "static_uw", "idle_uw"];
 
 /// One cluster as typed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClusterForm {
     /// Text of each [`CLUSTER_FIELDS`] entry, in that order.
     pub text: Vec<String>,
@@ -54,7 +55,7 @@ pub struct ClusterForm {
 }
 
 /// The machine as typed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineForm {
     /// The preset the form was loaded from: while the spec still equals it, the scenario names
     /// the preset instead of carrying the spec (shorter links, and the built-in stays as it is).

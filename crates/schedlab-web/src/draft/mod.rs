@@ -1,29 +1,33 @@
 //! The scenario being edited: machine, workload and sweep, variants, as forms, and what they build.
 //!
 //! A [`Draft`] starts from a scenario (a built-in, or a share link's) and changes by [`Edit`]s.
-//! After each edit it rebuilds the scenario with the core's own types and validation, so the page
-//! never runs anything the CLI would reject; what does not build is a list of [`Problems`] keyed by
-//! field. The sched-domain views are rebuilt too, for every variant whose kernel builds on a valid
-//! machine, so the diagram follows the machine and the variants as they are edited, even while
-//! the workload is still wrong.
+//! Each edit gives it a new revision; the forms of a revision are checked by the check worker
+//! ([`check::check`]: the core's own types and validation), and its answer is taken only while the
+//! draft is still at that revision. So the page never runs anything the CLI would reject, what does
+//! not build is a list of [`Problems`] keyed by field, and the sched-domain views follow the machine
+//! and the variants as they are edited, even while the workload is still wrong.
+//!
+//! Typing edits change the forms at once but ask for a check only when typing pauses
+//! ([`Draft::typing_paused`]); choices ask at once.
 //!
 //! Plain Rust, tested natively; the components in `components::{machine, workload, variants}` only
 //! render it and send edits.
 
+pub mod check;
 pub mod machine;
 pub mod parse;
 pub mod variants;
 pub mod workload;
 
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use schedlab_core::domains::SchedDomains;
-use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
+use schedlab_core::experiment::Scenario;
 use schedlab_core::kernel::Governor;
 use schedlab_core::topology::{presets, FreqDomainSpan, LlcSpan};
-use schedlab_core::Error;
 
 use crate::viewmodel::DomainsVm;
+use check::{Checked, Forms};
 use machine::MachineForm;
 pub use parse::Problems;
 use variants::{unique_name, VariantForm, MAX_VARIANTS};
@@ -61,9 +65,9 @@ pub enum Edit {
 }
 
 impl Edit {
-    /// A keystroke in a text field. The form takes it at once; the rebuild waits until typing
+    /// A keystroke in a text field. The form takes it at once; the check waits until typing
     /// pauses ([`Draft::apply_typing`]), because on a 96-CPU machine with three variants a
-    /// rebuild (sched domains per variant, the plan's workload checks) costs tens of ms.
+    /// check (sched domains per variant, the plan's workload checks) costs tens of ms.
     pub fn is_typing(&self) -> bool {
         matches!(
             self,
@@ -86,17 +90,29 @@ pub struct Draft {
     pub machine: MachineForm,
     pub workload: WorkloadForm,
     pub variants: Vec<VariantForm>,
-    /// What the forms build; `Err` lists what to fix.
+    /// What the forms built at the last check; `Err` lists what to fix.
     pub built: Result<Scenario, Problems>,
-    /// The problems of the last rebuild (empty when `built` is `Ok`), for the views.
+    /// The problems of the last check (empty when `built` is `Ok`), for the views.
     pub problems: Problems,
     /// `(variant name, its sched domains)` for each variant that builds on the machine.
     pub domains: Rc<Vec<(String, DomainsVm)>>,
     /// The preset the machine form equals, whatever the state of the other forms.
     pub machine_preset: Option<String>,
-    /// A typing edit changed the forms after the last rebuild: `built`, `problems` and `domains`
-    /// are of the forms as they were.
-    pub stale: bool,
+    /// The forms' revision: unique over all drafts of the page, so an answer meant for another
+    /// draft or an earlier edit is never taken.
+    revision: u64,
+    /// The revision `built`, `problems` and `domains` are of (`None`: no check has come back).
+    checked: Option<u64>,
+    /// The current revision should be checked now (false while typing goes on).
+    due: bool,
+}
+
+/// Revisions are drawn from one counter for the whole page (the wasm has one thread; the
+/// native tests have several, hence the atomic).
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
+fn next_revision() -> u64 {
+    NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Draft {
@@ -120,15 +136,89 @@ impl Draft {
             problems: Problems::default(),
             domains: Rc::new(Vec::new()),
             machine_preset: None,
-            stale: false,
+            revision: 0,
+            checked: None,
+            due: false,
         };
-        d.refresh();
+        d.changed(true);
         d
+    }
+
+    /// What the check worker needs.
+    pub fn forms(&self) -> Forms {
+        Forms {
+            base: self.base.clone(),
+            machine: self.machine.clone(),
+            workload: self.workload.clone(),
+            variants: self.variants.clone(),
+        }
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The forms changed after the last check came back (or none has yet): `built`, `problems`
+    /// and `domains` are of the forms as they were.
+    pub fn stale(&self) -> bool {
+        self.checked != Some(self.revision)
+    }
+
+    /// The revision to send to the check worker now, if any: a choice asks at once, typing when
+    /// it pauses.
+    pub fn check_due(&self) -> Option<u64> {
+        (self.due && self.stale()).then_some(self.revision)
+    }
+
+    /// Takes the check worker's answer for `revision`; an answer for any other revision is of
+    /// forms that have changed since, and is dropped. Returns whether it was taken.
+    pub fn accept(&mut self, revision: u64, checked: Checked) -> bool {
+        if revision != self.revision {
+            return false;
+        }
+        self.problems = checked.problems;
+        self.built = match checked.scenario {
+            Some(s) if self.problems.is_empty() => Ok(s),
+            _ => Err(self.problems.clone()),
+        };
+        self.domains = Rc::new(checked.domains);
+        self.machine_preset = checked.machine_preset;
+        self.checked = Some(revision);
+        true
+    }
+
+    /// The check of `revision` could not be done (the worker crashed on it): the draft cannot run
+    /// until an edit gets a check through, and says why.
+    pub fn check_failed(&mut self, revision: u64, message: &str) {
+        if revision != self.revision {
+            return;
+        }
+        let mut p = Problems::default();
+        p.add(
+            workload::WORKLOAD_ID,
+            format!("the scenario could not be checked: {message}"),
+        );
+        self.problems = p.clone();
+        self.built = Err(p);
+        self.checked = Some(revision);
+    }
+
+    /// Checks the forms here and takes the answer, as the check worker would. The page never
+    /// calls this (it would link the whole check into the page's wasm); the worker and the
+    /// tests do.
+    pub fn check_now(&mut self) {
+        let checked = check::check(&self.forms());
+        self.accept(self.revision, checked);
+    }
+
+    fn changed(&mut self, due: bool) {
+        self.revision = next_revision();
+        self.due = due;
     }
 
     /// The scenario to run, or the first problem to fix.
     pub fn scenario(&self) -> Result<&Scenario, String> {
-        if self.stale {
+        if self.stale() {
             return Err("Checking the edit…".into());
         }
         self.built.as_ref().map_err(|p| match p.first() {
@@ -151,22 +241,22 @@ impl Draft {
         MachineForm::from_ref(&self.base.machine).as_ref() != Some(&self.machine)
     }
 
-    /// Applies an edit and rebuilds.
+    /// Applies an edit; its check is due at once.
     pub fn apply(&mut self, edit: Edit) {
         self.change(edit);
-        self.refresh();
+        self.changed(true);
     }
 
-    /// Applies a typing edit without rebuilding; [`Draft::refresh_if_stale`] rebuilds later.
+    /// Applies a typing edit; its check waits for [`Draft::typing_paused`].
     pub fn apply_typing(&mut self, edit: Edit) {
         self.change(edit);
-        self.stale = true;
+        self.changed(false);
     }
 
-    /// Rebuilds after typing edits, if there were any since the last rebuild.
-    pub fn refresh_if_stale(&mut self) {
-        if self.stale {
-            self.refresh();
+    /// Typing paused: the forms as typed are due for a check, if they changed since the last one.
+    pub fn typing_paused(&mut self) {
+        if self.stale() {
+            self.due = true;
         }
     }
 
@@ -233,104 +323,83 @@ impl Draft {
             f(v);
         }
     }
-
-    /// Rebuilds the scenario, the problems and the domain views from the forms.
-    fn refresh(&mut self) {
-        self.stale = false;
-        let mut p = Problems::default();
-        let machine = self.machine.build(&mut p);
-        self.machine_preset = match &machine {
-            Some((MachineRef::Preset(name), _)) => Some(name.clone()),
-            _ => None,
-        };
-        let topo = machine.as_ref().map(|(_, t)| t);
-        let workload = self.workload.build(topo, &mut p);
-        let sweep = self.workload.sweep(&mut p);
-        let variants = variants::build_all(&self.variants, &mut p);
-        let domains: Vec<(String, DomainsVm)> = match topo {
-            Some(topo) => variants
-                .iter()
-                .flatten()
-                .filter_map(|(spec, config)| {
-                    let d = SchedDomains::build(topo, config).ok()?;
-                    Some((spec.name.clone(), DomainsVm::new(&d.view(topo))))
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        self.domains = Rc::new(domains);
-        // `Some(None)`: nothing swept; `None`: the sweep has a problem.
-        let sweep = match sweep {
-            None => Some(None),
-            Some(Ok(s)) => Some(Some(s)),
-            Some(Err(())) => None,
-        };
-        let (Some((machine, _)), Some(workload), Some(sweep)) = (machine, workload, sweep) else {
-            self.finish(p);
-            return;
-        };
-        let Some(variants) = variants
-            .into_iter()
-            .map(|v| v.map(|(spec, _)| spec))
-            .collect::<Option<Vec<_>>>()
-        else {
-            self.finish(p);
-            return;
-        };
-        if !p.is_empty() {
-            self.finish(p);
-            return;
-        }
-        let scenario = Scenario {
-            machine,
-            workload,
-            sweep: sweep.map(|(param, values)| Sweep { param, values }),
-            variants,
-            ..self.base.clone()
-        };
-        // The plan's own checks (sweep values the generator rejects, run limits), with one run per
-        // cell: the run controls set the real count later.
-        let mut one = scenario.clone();
-        one.runs = 1;
-        if let Err(e) = Plan::new(&one) {
-            p.add(plan_error_field(&e), e.to_string());
-        }
-        if p.is_empty() {
-            self.problems = p;
-            self.built = Ok(scenario);
-        } else {
-            self.finish(p);
-        }
-    }
-
-    fn finish(&mut self, p: Problems) {
-        self.problems = p.clone();
-        self.built = Err(p);
-    }
-}
-
-/// Where a plan's message belongs: sweep values a generator rejects go to the sweep; the rest to
-/// the workload, which is what a plan adds over the forms' own checks.
-fn plan_error_field(e: &Error) -> String {
-    match e {
-        Error::Workload(_) => workload::SWEEP_VALUES_ID.to_string(),
-        Error::Limit(_) => workload::SWEEP_VALUES_ID.to_string(),
-        Error::Topology(_) => machine::MACHINE_ID.to_string(),
-        Error::Config(_) | Error::Unknown { .. } => variants::field_id(0, "config"),
-        Error::Scenario(_) => workload::WORKLOAD_ID.to_string(),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_core::experiment::Plan;
     use schedlab_core::scenarios;
+
+    /// A draft whose first check came back, as the check worker would answer it.
+    fn new_draft(s: &Scenario) -> Draft {
+        let mut d = Draft::new(s);
+        d.check_now();
+        d
+    }
+
+    /// An edit, and its check's answer.
+    fn edit(d: &mut Draft, e: Edit) {
+        d.apply(e);
+        d.check_now();
+    }
+
+    #[test]
+    fn only_the_answer_for_the_current_revision_is_taken() {
+        let s = scenarios::builtin("hikey960-asym-packing").unwrap();
+        let mut d = Draft::new(&s);
+        assert!(
+            d.stale() && d.scenario().is_err(),
+            "nothing runs before the first check"
+        );
+        let first = d.check_due().expect("a new draft asks for a check at once");
+        let answer = check::check(&d.forms());
+        // An edit before the answer arrives: the answer is of forms that no longer exist.
+        d.apply(Edit::Llc(LlcSpan::Cluster));
+        let second = d.check_due().unwrap();
+        assert_ne!(first, second);
+        assert!(!d.accept(first, answer));
+        assert!(d.stale());
+        let answer = check::check(&d.forms());
+        assert!(d.accept(second, answer));
+        assert!(!d.stale() && d.check_due().is_none());
+        assert!(d.scenario().is_ok());
+        // Another draft's revisions never collide with this one's.
+        let other = Draft::new(&s);
+        assert!(other.check_due().unwrap() > second);
+    }
+
+    #[test]
+    fn typing_asks_for_a_check_only_when_it_pauses() {
+        let s = scenarios::builtin("hikey960-asym-packing").unwrap();
+        let mut d = new_draft(&s);
+        d.apply_typing(Edit::SweepValues("1, 2, x".into()));
+        assert!(d.stale() && d.check_due().is_none());
+        assert!(d.scenario().unwrap_err().contains("Checking"));
+        d.typing_paused();
+        let r = d.check_due().expect("due after the pause");
+        d.accept(r, check::check(&d.forms()));
+        assert!(d.problems.get(workload::SWEEP_VALUES_ID).is_some());
+    }
+
+    #[test]
+    fn a_failed_check_blocks_the_run_and_says_why() {
+        let s = scenarios::builtin("hikey960-asym-packing").unwrap();
+        let mut d = Draft::new(&s);
+        let r = d.check_due().unwrap();
+        d.check_failed(r, "the worker crashed");
+        assert!(!d.stale() && d.check_due().is_none());
+        assert!(d.scenario().unwrap_err().contains("the worker crashed"));
+        // The next edit gets a check through.
+        edit(&mut d, Edit::AddVariant);
+        assert!(d.scenario().is_ok());
+    }
 
     #[test]
     fn every_builtin_loads_unmodified() {
         for b in scenarios::BUILTIN {
             let s = scenarios::builtin(b.name).unwrap();
-            let d = Draft::new(&s);
+            let d = new_draft(&s);
             assert_eq!(
                 d.built.as_ref().ok(),
                 Some(&s),
@@ -346,15 +415,15 @@ mod tests {
     #[test]
     fn changing_the_machine_changes_the_domains() {
         let s = scenarios::builtin("hikey960-asym-packing").unwrap();
-        let mut d = Draft::new(&s);
+        let mut d = new_draft(&s);
         let mc_only = d.domains[0].1.levels.clone();
-        d.apply(Edit::Llc(LlcSpan::Cluster));
+        edit(&mut d, Edit::Llc(LlcSpan::Cluster));
         assert!(d.modified());
         assert_ne!(
             d.domains[0].1.levels, mc_only,
             "DIE appears above per-cluster MC"
         );
-        d.apply(Edit::Preset("power9-smt8".into()));
+        edit(&mut d, Edit::Preset("power9-smt8".into()));
         assert!(d.domains[0].1.levels.contains(&"SMT".to_string()));
         assert!(d.scenario().is_ok());
     }
@@ -362,25 +431,28 @@ mod tests {
     #[test]
     fn an_invalid_machine_blocks_the_run_and_empties_the_diagram() {
         let s = scenarios::builtin("hikey960-asym-packing").unwrap();
-        let mut d = Draft::new(&s);
-        d.apply(Edit::Cluster(0, "capacity_orig".into(), "0".into()));
+        let mut d = new_draft(&s);
+        edit(&mut d, Edit::Cluster(0, "capacity_orig".into(), "0".into()));
         assert!(d.scenario().unwrap_err().contains("capacity_orig"));
         assert!(d.problems.get("cluster-0-capacity_orig").is_some());
         assert!(d.domains.is_empty());
-        d.apply(Edit::Cluster(0, "capacity_orig".into(), "462".into()));
+        edit(
+            &mut d,
+            Edit::Cluster(0, "capacity_orig".into(), "462".into()),
+        );
         assert_eq!(d.built.as_ref().ok(), Some(&s));
     }
 
     #[test]
     fn variants_are_added_renamed_moved_and_removed() {
         let s = scenarios::builtin("hikey960-asym-packing").unwrap();
-        let mut d = Draft::new(&s);
-        d.apply(Edit::AddVariant);
+        let mut d = new_draft(&s);
+        edit(&mut d, Edit::AddVariant);
         assert_eq!(d.variants.len(), 3);
-        d.apply(Edit::VariantName(2, "hz1000".into()));
-        d.apply(Edit::VariantConfig(2, "{\"hz\": 1000}".into()));
-        d.apply(Edit::MoveVariant(2, -1));
-        d.apply(Edit::MoveVariant(0, -1)); // no place to go: nothing happens
+        edit(&mut d, Edit::VariantName(2, "hz1000".into()));
+        edit(&mut d, Edit::VariantConfig(2, "{\"hz\": 1000}".into()));
+        edit(&mut d, Edit::MoveVariant(2, -1));
+        edit(&mut d, Edit::MoveVariant(0, -1)); // no place to go: nothing happens
         let names: Vec<_> = d
             .scenario()
             .unwrap()
@@ -390,9 +462,9 @@ mod tests {
             .collect();
         assert_eq!(names[1], "hz1000");
         assert_eq!(d.domains.len(), 3);
-        d.apply(Edit::RemoveVariant(0));
-        d.apply(Edit::RemoveVariant(0));
-        d.apply(Edit::RemoveVariant(0)); // the last one stays
+        edit(&mut d, Edit::RemoveVariant(0));
+        edit(&mut d, Edit::RemoveVariant(0));
+        edit(&mut d, Edit::RemoveVariant(0)); // the last one stays
         assert_eq!(d.variants.len(), 1);
         assert!(d.scenario().is_ok());
     }
@@ -400,14 +472,14 @@ mod tests {
     #[test]
     fn a_sweep_value_the_generator_rejects_is_shown_at_the_sweep() {
         let s = scenarios::builtin("hikey960-asym-packing").unwrap();
-        let mut d = Draft::new(&s);
-        d.apply(Edit::SweepValues("1, 0".into()));
+        let mut d = new_draft(&s);
+        edit(&mut d, Edit::SweepValues("1, 0".into()));
         assert!(
             d.problems.get(workload::SWEEP_VALUES_ID).is_some(),
             "{:?}",
             d.problems
         );
-        d.apply(Edit::SweepParam(String::new()));
+        edit(&mut d, Edit::SweepParam(String::new()));
         let built = d.scenario().unwrap();
         assert!(built.sweep.is_none());
     }
@@ -415,8 +487,8 @@ mod tests {
     #[test]
     fn switching_to_rtapp_gives_a_runnable_example() {
         let s = scenarios::builtin("hikey960-asym-packing").unwrap();
-        let mut d = Draft::new(&s);
-        d.apply(Edit::WorkloadKind("rt-app".into()));
+        let mut d = new_draft(&s);
+        edit(&mut d, Edit::WorkloadKind("rt-app".into()));
         let built = d.scenario().unwrap().clone();
         assert!(built.sweep.is_none());
         let mut one = built;

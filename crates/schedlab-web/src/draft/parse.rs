@@ -1,10 +1,11 @@
 //! Reading typed text into values, and the messages that go beside fields.
 
+use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
 /// Messages keyed by the id of the field they belong to (the DOM id of its input), in the order
 /// they were found. A view shows each beside its field; the first one also explains a disabled Run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Problems(Vec<(String, String)>);
 
 impl Problems {

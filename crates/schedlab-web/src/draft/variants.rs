@@ -4,6 +4,7 @@
 
 use schedlab_core::experiment::VariantSpec;
 use schedlab_core::kernel::{build_config, Governor, KernelConfig, BASELINES};
+use serde::{Deserialize, Serialize};
 
 use super::parse::Problems;
 
@@ -34,7 +35,7 @@ pub fn field_id(index: usize, key: &str) -> String {
     format!("variant-{index}-{key}")
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VariantForm {
     pub name: String,
     pub baseline: String,

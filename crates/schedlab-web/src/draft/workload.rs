@@ -8,6 +8,7 @@
 
 use schedlab_core::topology::Topology;
 use schedlab_core::workload::WorkloadSpec;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::parse::{list, Problems};
@@ -61,7 +62,7 @@ pub const SWEEP_PARAM_ID: &str = "sweep-param";
 pub const SWEEP_VALUES_ID: &str = "sweep-values";
 
 /// How a parameter is typed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FieldKind {
     Number,
     /// A number that may be left empty (the generator's default, e.g. ebizzy's 2 x CPUs threads).
@@ -73,7 +74,7 @@ pub enum FieldKind {
     Text,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Field {
     pub key: String,
     pub kind: FieldKind,
@@ -81,7 +82,7 @@ pub struct Field {
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadForm {
     pub kind: String,
     pub fields: Vec<Field>,

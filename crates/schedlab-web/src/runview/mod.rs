@@ -31,6 +31,34 @@ pub struct RunPick {
 }
 
 impl RunPick {
+    /// The `run` parameter of the page's address: `param_index.variant.repetition`.
+    pub fn to_param(&self) -> String {
+        format!("{}.{}.{}", self.param_index, self.variant, self.repetition)
+    }
+
+    /// Reads a `run` parameter back; `None` for anything else.
+    pub fn parse(text: &str) -> Option<RunPick> {
+        let mut parts = text.trim().split('.').map(str::parse::<u64>);
+        let (Some(Ok(p)), Some(Ok(v)), Some(Ok(r)), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        Some(RunPick {
+            param_index: usize::try_from(p).ok()?,
+            variant: usize::try_from(v).ok()?,
+            repetition: u32::try_from(r).ok()?,
+        })
+    }
+
+    /// Whether `scenario` has this run (a pick from a link may be of another scenario).
+    pub fn fits(&self, scenario: &schedlab_core::experiment::Scenario) -> bool {
+        let params = scenario.sweep.as_ref().map_or(1, |s| s.values.len());
+        self.param_index < params
+            && self.variant < scenario.variants.len()
+            && self.repetition < scenario.runs
+    }
+
     /// The plan index of this run (the `--run` of `schedlab trace` and `explain` for the same
     /// scenario file), found through the plan's own `run_ref` so the two never disagree.
     pub fn index_in(&self, plan: &Plan) -> Option<usize> {
@@ -175,6 +203,37 @@ impl Traced {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[test]
+    fn a_pick_survives_the_address_and_is_checked_against_the_scenario() {
+        let pick = RunPick {
+            param_index: 3,
+            variant: 1,
+            repetition: 17,
+        };
+        assert_eq!(pick.to_param(), "3.1.17");
+        assert_eq!(RunPick::parse("3.1.17"), Some(pick));
+        for bad in ["", "3.1", "3.1.17.0", "a.1.2", "-1.0.0", "1.0.99999999999"] {
+            assert_eq!(RunPick::parse(bad), None, "{bad}");
+        }
+        let s = schedlab_core::scenarios::builtin("hikey960-asym-packing").unwrap();
+        assert!(
+            pick.fits(&s),
+            "8 thread counts, 2 variants, {} runs",
+            s.runs
+        );
+        assert!(!RunPick {
+            param_index: 8,
+            ..pick
+        }
+        .fits(&s));
+        assert!(!RunPick { variant: 2, ..pick }.fits(&s));
+        assert!(!RunPick {
+            repetition: s.runs,
+            ..pick
+        }
+        .fits(&s));
+    }
+
     use super::*;
     use schedlab_core::scenarios;
     use std::sync::OnceLock;

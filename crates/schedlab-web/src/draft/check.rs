@@ -1,0 +1,156 @@
+//! The draft's check: the forms built into a scenario with the core's own types and validation
+//! (`Topology::build`, the kernel configurations, the workload generators, `Plan::new`), and the
+//! sched domains of every variant that builds on a valid machine.
+//!
+//! This runs in the *check* worker, never on the page: the page sends its [`Forms`] and gets a
+//! [`Checked`] back (see `protocol`), so the topology builder, the kernel configurations, the sched
+//! domains, the workload generators and the rt-app importer stay out of the page's wasm. It is
+//! plain Rust, so the tests call it directly.
+
+use schedlab_core::domains::SchedDomains;
+use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
+use schedlab_core::Error;
+use serde::{Deserialize, Serialize};
+
+use super::machine::{self, MachineForm};
+use super::parse::Problems;
+use super::variants::{self, VariantForm};
+use super::workload::{self, WorkloadForm};
+use crate::viewmodel::DomainsVm;
+
+/// What the page sends to be checked: the forms as typed, and the scenario they started from
+/// (its name, title, description, runs, seed, extras, taskset and limits are kept as they are).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forms {
+    pub base: Scenario,
+    pub machine: MachineForm,
+    pub workload: WorkloadForm,
+    pub variants: Vec<VariantForm>,
+}
+
+/// What the forms build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checked {
+    /// The scenario to run, when nothing is wrong.
+    pub scenario: Option<Scenario>,
+    /// What to fix, keyed by field (empty when `scenario` is `Some`).
+    pub problems: Problems,
+    /// `(variant name, its sched domains)` for each variant whose kernel builds on the machine,
+    /// whatever the state of the workload, so the diagram follows the machine and the variants.
+    pub domains: Vec<(String, DomainsVm)>,
+    /// The preset the machine form equals, if any.
+    pub machine_preset: Option<String>,
+}
+
+/// Builds the forms into a scenario, with the problems found and the domain views.
+pub fn check(forms: &Forms) -> Checked {
+    let mut p = Problems::default();
+    let machine = forms.machine.build(&mut p);
+    let machine_preset = match &machine {
+        Some((MachineRef::Preset(name), _)) => Some(name.clone()),
+        _ => None,
+    };
+    let topo = machine.as_ref().map(|(_, t)| t);
+    let workload = forms.workload.build(topo, &mut p);
+    let sweep = forms.workload.sweep(&mut p);
+    let variants = variants::build_all(&forms.variants, &mut p);
+    let domains: Vec<(String, DomainsVm)> = match topo {
+        Some(topo) => variants
+            .iter()
+            .flatten()
+            .filter_map(|(spec, config)| {
+                let d = SchedDomains::build(topo, config).ok()?;
+                Some((spec.name.clone(), DomainsVm::new(&d.view(topo))))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let failed = |problems: Problems| Checked {
+        scenario: None,
+        problems,
+        domains: domains.clone(),
+        machine_preset: machine_preset.clone(),
+    };
+    // `Some(None)`: nothing swept; `None`: the sweep has a problem.
+    let sweep = match sweep {
+        None => Some(None),
+        Some(Ok(s)) => Some(Some(s)),
+        Some(Err(())) => None,
+    };
+    let (Some((machine, _)), Some(workload), Some(sweep)) = (machine, workload, sweep) else {
+        return failed(p);
+    };
+    let Some(variants) = variants
+        .into_iter()
+        .map(|v| v.map(|(spec, _)| spec))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return failed(p);
+    };
+    if !p.is_empty() {
+        return failed(p);
+    }
+    let scenario = Scenario {
+        machine,
+        workload,
+        sweep: sweep.map(|(param, values)| Sweep { param, values }),
+        variants,
+        ..forms.base.clone()
+    };
+    // The plan's own checks (sweep values the generator rejects, run limits), with one run per
+    // cell: the run controls set the real count later.
+    let mut one = scenario.clone();
+    one.runs = 1;
+    if let Err(e) = Plan::new(&one) {
+        p.add(plan_error_field(&e), e.to_string());
+        return failed(p);
+    }
+    Checked {
+        scenario: Some(scenario),
+        problems: p,
+        domains,
+        machine_preset,
+    }
+}
+
+/// Where a plan's message belongs: sweep values a generator rejects go to the sweep; the rest to
+/// the workload, which is what a plan adds over the forms' own checks.
+fn plan_error_field(e: &Error) -> String {
+    match e {
+        Error::Workload(_) => workload::SWEEP_VALUES_ID.to_string(),
+        Error::Limit(_) => workload::SWEEP_VALUES_ID.to_string(),
+        Error::Topology(_) => machine::MACHINE_ID.to_string(),
+        Error::Config(_) | Error::Unknown { .. } => variants::field_id(0, "config"),
+        Error::Scenario(_) => workload::WORKLOAD_ID.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draft::Draft;
+    use schedlab_core::scenarios;
+
+    #[test]
+    fn forms_and_answers_survive_the_trip_to_the_worker_and_back() {
+        for b in scenarios::BUILTIN {
+            let forms = Draft::new(&scenarios::builtin(b.name).unwrap()).forms();
+            let json = crate::protocol::encode_forms(&forms);
+            assert_eq!(crate::protocol::decode_forms(&json).unwrap(), forms);
+            let checked = check(&forms);
+            let json = crate::protocol::encode_checked(&checked);
+            assert_eq!(crate::protocol::decode_checked(&json).unwrap(), checked);
+        }
+    }
+
+    #[test]
+    fn a_plan_problem_keeps_the_domains() {
+        let mut d = Draft::new(&scenarios::builtin("hikey960-asym-packing").unwrap());
+        d.apply(crate::draft::Edit::SweepValues("1, 0".into()));
+        let checked = check(&d.forms());
+        assert!(checked.scenario.is_none());
+        assert!(checked.problems.get(workload::SWEEP_VALUES_ID).is_some());
+        assert_eq!(checked.domains.len(), 2);
+        assert_eq!(checked.machine_preset.as_deref(), Some("hikey960-dynamiq"));
+    }
+}
