@@ -242,6 +242,8 @@ async function openUrl(ctx, url, viewport = { width: 1280, height: 900 }) {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(url);
   await page.waitForSelector('#run', { timeout: 30000 });
+  // The check worker's first answer: the form is what the page will run.
+  await page.waitForSelector('#controls[data-checking="false"]', { timeout: 30000 });
   return { page, errors };
 }
 

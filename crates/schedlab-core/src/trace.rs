@@ -120,7 +120,6 @@ pub enum TraceEvent {
 #[serde(rename_all = "snake_case")]
 pub enum MigrateReason {
     Wakeup,
-    Fork,
     LoadBalance,
     ActiveBalance,
     Affinity,

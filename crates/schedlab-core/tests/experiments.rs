@@ -290,3 +290,60 @@ fn ftrace_names_prev_state_and_each_cpu_of_a_policy() {
         .collect();
     assert_eq!(cpus.len(), 8, "{cpus:?}");
 }
+
+/// Replaying the trace's events, every task switched in on a CPU was last placed there by a
+/// wake-up or a `sched_migrate_task`: load-balance moves included (they once went untraced, so a
+/// task appeared on a CPU it had never been moved to). Fork placement fires no migrate event, as
+/// in the kernel (`__set_task_cpu()`), so a new task is placed by its `sched_wakeup_new`.
+#[test]
+fn every_switch_in_follows_the_tasks_last_placement() {
+    use schedlab_core::trace::{MigrateReason, TraceEvent};
+    // Mainline E1 with 12 threads on 8 CPUs: the balancer moves queued threads.
+    let mut s = builtin("hikey960-asym-packing").unwrap();
+    s.runs = 1;
+    s.sweep.as_mut().unwrap().values = vec![12];
+    let plan = Plan::new(&s).unwrap();
+    let trace = plan.run_traced(0).unwrap();
+    let mut cpu_of = std::collections::HashMap::new();
+    let mut load_balance_moves = 0;
+    for e in &trace.events {
+        match *e {
+            TraceEvent::Wakeup { task, cpu, .. } => {
+                cpu_of.insert(task, cpu);
+            }
+            TraceEvent::Migrate {
+                task,
+                from,
+                to,
+                reason,
+                ..
+            } => {
+                assert_eq!(
+                    cpu_of.get(&task),
+                    Some(&from),
+                    "task {task} moved from elsewhere"
+                );
+                cpu_of.insert(task, to);
+                load_balance_moves += usize::from(reason == MigrateReason::LoadBalance);
+            }
+            TraceEvent::Switch {
+                t,
+                cpu,
+                next: Some(task),
+                ..
+            } => {
+                // The first task runs where the experiment starts it, before any event.
+                let at = *cpu_of.entry(task).or_insert(cpu);
+                assert_eq!(
+                    at, cpu,
+                    "task {task} switched in on CPU{cpu} at {t} but was on CPU{at}"
+                );
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        load_balance_moves > 0,
+        "no load-balance move with 12 threads on 8 CPUs"
+    );
+}

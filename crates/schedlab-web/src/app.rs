@@ -371,7 +371,13 @@ fn Main() -> Html {
         }
         _ => None,
     };
-    let invalid = page.configured().err();
+    // While the check worker has not answered, Run waits and says so, without an error's colour.
+    let checking = page.draft.stale();
+    let invalid = if checking {
+        None
+    } else {
+        page.configured().err()
+    };
     let description = page
         .loaded
         .as_ref()
@@ -396,7 +402,7 @@ fn Main() -> Html {
                 <h2>{"Experiment"}</h2>
                 <Controls scenarios={state::scenario_choices()} scenario={page.scenario_name.clone()}
                     runs={page.runs_text.clone()} seed={page.seed_text.clone()} running={page.phase.busy()}
-                    invalid={invalid} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
+                    invalid={invalid} checking={checking} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
                     on_new_seed={on_new_seed} on_run={on_run} on_cancel={on_cancel} />
                 <Share scenario={page.configured().ok()} pick={*pick} />
                 if let Some(d) = description {

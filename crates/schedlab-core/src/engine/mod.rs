@@ -162,6 +162,7 @@ impl<'a> Engine<'a> {
     ) -> Engine<'a> {
         if trace {
             world.log = Some(Vec::new());
+            world.balance_moves = Some(Vec::new());
         }
         let n = world.nr_cpus();
         Engine {
@@ -435,6 +436,7 @@ impl<'a> Engine<'a> {
                 EvKind::Ilb(cpu) => {
                     if self.w.idle_cpu(cpu) {
                         self.w.nohz_idle_balance(cpu);
+                        self.trace_balance_moves();
                     }
                 }
             }
@@ -639,7 +641,9 @@ impl<'a> Engine<'a> {
                 None
             };
             let Some(t) = next else {
-                if self.w.newidle_balance(cpu) {
+                let pulled = self.w.newidle_balance(cpu);
+                self.trace_balance_moves();
+                if pulled {
                     continue;
                 }
                 self.go_idle(cpu, prev);
@@ -845,6 +849,7 @@ impl<'a> Engine<'a> {
         // trigger_load_balance()
         if self.w.jiffies() >= self.w.rqs[cpu].next_balance {
             self.w.rebalance_domains(cpu, CpuIdleType::NotIdle);
+            self.trace_balance_moves();
         }
         if let Some(ilb) = self.w.nohz_balancer_kick(cpu) {
             self.push(self.w.now + ILB_IPI_NS, EvKind::Ilb(ilb));
@@ -920,6 +925,23 @@ impl<'a> Engine<'a> {
             });
         }
     }
+    /// `sched_migrate_task` for each task a balance pass moved (`World::move_task`), in the order
+    /// moved and before anything the moves lead to. Fork placement fires none: the kernel sets a
+    /// new task's CPU with `__set_task_cpu()`, which does not trace (v6.8 `wake_up_new_task()`).
+    fn trace_balance_moves(&mut self) {
+        let now = self.w.now;
+        let (Some(moves), Some(tr)) = (&mut self.w.balance_moves, &mut self.trace) else {
+            return;
+        };
+        tr.extend(moves.drain(..).map(|(task, from, to)| TraceEvent::Migrate {
+            t: now,
+            task,
+            from,
+            to,
+            reason: MigrateReason::LoadBalance,
+        }));
+    }
+
     fn trace_freq(&mut self, domain: usize) {
         if let Some(tr) = &mut self.trace {
             tr.push(TraceEvent::Frequency {

@@ -785,8 +785,12 @@ impl World {
         moved
     }
 
-    /// `detach_task()` + `attach_task()` for a queued (not running) task.
+    /// `detach_task()` + `attach_task()` for a queued (not running) task. `detach_task()`'s
+    /// `set_task_cpu()` is where the kernel fires `sched_migrate_task`: recorded for the trace.
     pub fn move_task(&mut self, p: TaskId, src: usize, dst: usize) {
+        if let Some(moves) = &mut self.balance_moves {
+            moves.push((p, src, dst));
+        }
         self.dequeue_task(src, p, true);
         self.enqueue_task(dst, p, super::rq::Enqueue::Migrated);
         self.check_preempt_wakeup(dst, p);

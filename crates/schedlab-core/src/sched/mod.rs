@@ -222,6 +222,9 @@ pub struct World {
     pub counters: Counters,
     /// The decision log, when the run is traced.
     pub log: Option<Vec<log::Decision>>,
+    /// Tasks moved by `detach_tasks()` (task, from, to), when the run is traced: the engine turns
+    /// them into `sched_migrate_task` events after each balance call.
+    pub balance_moves: Option<Vec<(TaskId, usize, usize)>>,
     /// Scratch space for the groups of the balance pass being logged.
     pub(crate) lb_groups: Vec<log::GroupLog>,
     /// sched_latency, min_granularity, wakeup_granularity after `update_sysctl()` scaling.
@@ -325,6 +328,7 @@ impl World {
             active_cores: vec![0; npackages],
             counters: Counters::default(),
             log: None,
+            balance_moves: None,
             lb_groups: Vec::new(),
         }
     }

@@ -19,6 +19,9 @@ pub struct ControlsProps {
     pub running: bool,
     /// Why the inputs cannot be run as they are (shown under the inputs), if they cannot.
     pub invalid: Option<String>,
+    /// The check worker has not yet answered for the forms as they are.
+    #[prop_or_default]
+    pub checking: bool,
     pub on_scenario: Callback<String>,
     pub on_runs: Callback<String>,
     pub on_seed: Callback<String>,
@@ -63,7 +66,8 @@ pub fn Controls(props: &ControlsProps) -> Html {
         .map(|s| s.summary.clone());
 
     html! {
-        <form class="controls" id="controls" onsubmit={on_run}>
+        <form class="controls" id="controls" onsubmit={on_run}
+            data-checking={if props.checking { "true" } else { "false" }}>
             <div class="field scenario-field">
                 <label for="scenario">{"Scenario"}</label>
                 <select id="scenario" onchange={on_scenario} disabled={props.running}>
@@ -95,14 +99,17 @@ pub fn Controls(props: &ControlsProps) -> Html {
                 </div>
             </div>
             <div class="field buttons">
-                <button type="submit" id="run" disabled={props.running || props.invalid.is_some()}>{"Run"}</button>
+                <button type="submit" id="run"
+                    disabled={props.running || props.checking || props.invalid.is_some()}>{"Run"}</button>
                 <button type="button" id="cancel" class="secondary" onclick={on_cancel}
                     disabled={!props.running}>{"Cancel"}</button>
             </div>
             if let Some(summary) = summary {
                 <p class="hint summary" id="scenario-summary">{summary}</p>
             }
-            if let Some(msg) = &props.invalid {
+            if props.checking {
+                <p class="hint" id="input-checking" aria-live="polite">{"Checking the scenario…"}</p>
+            } else if let Some(msg) = &props.invalid {
                 <p class="error" id="input-error">{msg.clone()}</p>
             }
         </form>

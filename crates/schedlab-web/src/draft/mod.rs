@@ -127,6 +127,8 @@ impl Draft {
             .sweep
             .as_ref()
             .map(|s| (s.param.as_str(), s.values.as_slice()));
+        // The form holds its preset as loaded: the machine menu shows it before the first check.
+        let machine_preset = machine.origin_preset.clone();
         let mut d = Draft {
             base: base.clone(),
             machine,
@@ -135,7 +137,7 @@ impl Draft {
             built: Err(Problems::default()),
             problems: Problems::default(),
             domains: Rc::new(Vec::new()),
-            machine_preset: None,
+            machine_preset,
             revision: 0,
             checked: None,
             due: false,
@@ -219,7 +221,7 @@ impl Draft {
     /// The scenario to run, or the first problem to fix.
     pub fn scenario(&self) -> Result<&Scenario, String> {
         if self.stale() {
-            return Err("Checking the edit…".into());
+            return Err("Checking the scenario…".into());
         }
         self.built.as_ref().map_err(|p| match p.first() {
             Some((_, m)) => format!("Fix the marked field first: {m}"),

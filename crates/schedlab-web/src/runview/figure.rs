@@ -164,14 +164,10 @@ impl TimelineVm {
     }
 
     fn mark_hover(&self, m: &MarkVm) -> String {
-        let what = match m.task {
-            Some(t) => self
-                .tasks
-                .get(t)
-                .map_or_else(|| format!("task {t}"), |x| x.label.clone()),
-            None if m.moved == 1 => "1 task".to_string(),
-            None => format!("{} tasks", m.moved),
-        };
+        let what = self
+            .tasks
+            .get(m.task)
+            .map_or_else(|| format!("task {}", m.task), |x| x.label.clone());
         format!(
             "{what}: CPU{} → CPU{} ({}) at {:.6} s",
             m.from,

@@ -20,12 +20,10 @@
 //!
 //! Utilization: the trace records no PELT signal (`util_avg` is not sampled), so the timeline
 //! shows instead each group's *busy share* per time window, computed exactly from the switches;
-//! the note says so. Load-balance migrations are not recorded as migrate events by the engine
-//! (only wake-up, active-balance and affinity moves are); they are marked from the decision log's
-//! passes that moved tasks, which say from where to where and how many, not which task.
+//! the note says so. Migrations are the trace's `sched_migrate_task` events: wake-up, load
+//! balance, active balance and affinity moves, each naming its task.
 
 use schedlab_core::experiment::RunTrace;
-use schedlab_core::sched::log::{BalanceResult, Decision};
 use schedlab_core::topology::Topology;
 use schedlab_core::trace::{MigrateReason, TraceEvent};
 use serde::{Deserialize, Serialize};
@@ -87,12 +85,10 @@ pub struct MarkVm {
     pub t_ns: u64,
     pub from: usize,
     pub to: usize,
-    /// `wakeup`, `active_balance`, `affinity`, `fork` or `load_balance`.
+    /// `wakeup`, `load_balance`, `active_balance` or `affinity`.
     pub reason: String,
-    /// The task moved (None for a balance pass: the log counts, does not name, what it moved).
-    pub task: Option<usize>,
-    /// Tasks moved (1 but for balance passes).
-    pub moved: usize,
+    /// The task moved.
+    pub task: usize,
 }
 
 /// A line over time (step-wise for frequencies).
@@ -455,9 +451,10 @@ fn reason_name(r: MigrateReason) -> String {
     }
 }
 
-/// Every migration: the trace's migrate events and the balance passes that moved tasks.
+/// Every migration: the trace's `sched_migrate_task` events (wake-up, load balance, active
+/// balance, affinity), in time order.
 fn migrations(trace: &RunTrace) -> Vec<MarkVm> {
-    let mut marks: Vec<MarkVm> = trace
+    trace
         .events
         .iter()
         .filter_map(|e| match *e {
@@ -472,27 +469,11 @@ fn migrations(trace: &RunTrace) -> Vec<MarkVm> {
                 from,
                 to,
                 reason: reason_name(reason),
-                task: Some(task),
-                moved: 1,
+                task,
             }),
             _ => None,
         })
-        .collect();
-    marks.extend(trace.decisions.iter().filter_map(|d| match d {
-        Decision::Balance(b) if b.result == BalanceResult::Moved && b.moved > 0 => {
-            b.src_cpu.map(|src| MarkVm {
-                t_ns: b.t,
-                from: src,
-                to: b.cpu,
-                reason: "load_balance".into(),
-                task: None,
-                moved: b.moved,
-            })
-        }
-        _ => None,
-    }));
-    marks.sort_by_key(|m| m.t_ns);
-    marks
+        .collect()
 }
 
 /// Every `k`-th item so that at most `max` remain.
@@ -591,8 +572,7 @@ impl TimelineVm {
         }
         notes.push(
             "Busy % is each group's share of time running a task, per window, from the switches; the trace \
-             records no PELT util_avg samples. Load-balance moves are marked from the decision log \
-             (which counts the tasks moved but does not name them)."
+             records no PELT util_avg samples."
                 .into(),
         );
 
