@@ -105,7 +105,7 @@ test('every built-in scenario loads: its summary and sched domains show, with no
   for (const name of names) {
     await page.selectOption('#scenario', name);
     await page.waitForFunction((n) => document.querySelector('#scenario').value === n, name);
-    await page.waitForSelector('#domains td.level', { timeout: 10000 });
+    await page.waitForSelector('#domains .sd-box', { timeout: 10000 });
     assert(await page.isEnabled('#run'), `${name}: Run is disabled (${await page.textContent('#controls')})`);
     assert((await page.textContent('#scenario-summary')).length > 0, `${name}: no summary`);
   }
@@ -184,7 +184,7 @@ test('the domain view shows SD_ASYM_PACKING at MC for the patched variant only',
   const variants = await page.$$eval('#domains-variant option', (os) => os.map((o) => o.value));
   assert(variants.length >= 2, `variants ${variants}`);
   const mcFlags = () =>
-    page.$$eval('#domains td.level[data-level="MC"]', (tds) => tds.map((td) => td.dataset.flags.split(' ')));
+    page.$$eval('#domains .sd-box[data-level="MC"]', (boxes) => boxes.map((b) => b.dataset.flags.split(' ')));
   const results = {};
   for (const v of variants) {
     await page.selectOption('#domains-variant', v);
@@ -196,11 +196,79 @@ test('the domain view shows SD_ASYM_PACKING at MC for the patched variant only',
     await page.locator('#topology').screenshot({ path: path.join(SHOTS, `domains-${v}.png`) });
   }
   const [mainline, ...patched] = variants;
-  assert(results[mainline] === 0, `mainline (${mainline}) has SD_ASYM_PACKING at MC on ${results[mainline]} CPUs`);
+  assert(results[mainline] === 0, `mainline (${mainline}) has SD_ASYM_PACKING in ${results[mainline]} MC domains`);
   assert(patched.some((v) => results[v] > 0), `no patched variant has SD_ASYM_PACKING at MC: ${JSON.stringify(results)}`);
   const text = await page.textContent('#domains');
   assert(text.includes('SD_ASYM_PACKING'), 'the flag name is not shown as text');
   await page.close();
+});
+
+/** The domain diagram's nesting as data: for each box, its level, span and the spans inside it. */
+function domainTree(page) {
+  return page.$$eval('#domains .sd-box', (boxes) =>
+    boxes.map((b) => ({
+      level: b.dataset.level,
+      span: b.dataset.span,
+      cpus: [...b.querySelectorAll('.sd-cpu')].map((c) => Number(c.dataset.cpu)),
+      inner: [...b.querySelector(':scope > .sd-children').children].map((c) => c.dataset.span || c.dataset.cpu),
+    })),
+  );
+}
+
+test('the domain diagram nests and stays compact: hikey960, POWER9 and 96-CPU Cascade Lake at 1280 and 390 px', async (ctx, base) => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [name, viewport] of [
+    ['1280', { width: 1280, height: 900 }],
+    ['390', { width: 390, height: 844 }],
+  ]) {
+    const shot = (page, what) => page.locator('#topology').screenshot({ path: path.join(SHOTS, `domains-${what}-${name}.png`) });
+    const noOverflow = async (page, what) => {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert(overflow <= 0, `${what} at ${name}: the page is ${overflow}px wider than the screen`);
+    };
+    // hikey960: DynamIQ (one MC of 8 CPUs), then classic (DIE over an MC per cluster).
+    const { page, errors } = await open(ctx, base, `?scenario=${SCENARIO}`, viewport);
+    await shot(page, 'hikey960-dynamiq');
+    await page.selectOption('#machine-llc', 'cluster');
+    await page.waitForSelector('#domains .sd-box[data-level="DIE"]');
+    const hikey = await domainTree(page);
+    const die = hikey.find((b) => b.level === 'DIE');
+    assert(die && die.inner.join() === '0-3,4-7', `DIE holds ${die && die.inner}`);
+    assert(hikey.filter((b) => b.level === 'MC').every((b) => b.cpus.length === 4), 'an MC box does not hold its 4 CPUs');
+    await noOverflow(page, 'hikey960');
+    await shot(page, 'hikey960');
+    // POWER9 SMT8: the big cores, then the small cores of the last variant.
+    await page.goto(`${base}?scenario=power9-bigcore-asym-smt`);
+    await page.waitForSelector('#domains .sd-box[data-level="SMT"]', { timeout: 30000 });
+    const big = await domainTree(page);
+    assert(big.find((b) => b.level === 'MC')?.inner.join() === '0-7,8-15', `POWER9 MC holds ${JSON.stringify(big)}`);
+    await shot(page, 'power9');
+    await page.selectOption('#domains-variant', 'small-core-smt');
+    await page.waitForSelector('#domains[data-variant="small-core-smt"]');
+    const small = await domainTree(page);
+    assert(small.filter((b) => b.level === 'SMT').map((b) => b.span).join('|') === '0,2,4,6|1,3,5,7|8,10,12,14|9,11,13,15',
+      `POWER9 small cores: ${small.map((b) => b.span)}`);
+    await noOverflow(page, 'POWER9');
+    await shot(page, 'power9-small-core');
+    // Cascade Lake 2x24x2: NUMA over two packages of 24 SMT pairs; the chips wrap.
+    await page.goto(`${base}?scenario=cascadelake-fi-kernbench`);
+    await page.waitForSelector('#domains .sd-box[data-level="NUMA"]', { timeout: 30000 });
+    const clx = await domainTree(page);
+    const numa = clx.find((b) => b.level === 'NUMA');
+    assert(numa.cpus.length === 96 && numa.inner.join('|') === '0-23,48-71|24-47,72-95', `NUMA holds ${numa.inner}`);
+    const pairs = clx.filter((b) => b.level === 'SMT');
+    assert(pairs.length === 48 && pairs.every((b) => b.cpus.length === 2 && b.cpus[1] === b.cpus[0] + 48),
+      `SMT pairs: ${pairs.map((b) => b.span)}`);
+    await noOverflow(page, 'Cascade Lake');
+    const height = await page.$eval('#domains', (e) => e.getBoundingClientRect().height);
+    const limit = name === '1280' ? 700 : 1600;
+    assert(height < limit, `the 96-CPU diagram is ${Math.round(height)}px tall at ${name} (limit ${limit})`);
+    console.log(`    96-CPU diagram at ${name}: ${Math.round(height)}px tall`);
+    await shot(page, 'cascadelake-96');
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  console.log(`    written to ${path.relative(ROOT, SHOTS)}/domains-*.png`);
 });
 
 test('New seed draws a different seed; a link with runs and seed fills the form', async (ctx, base) => {
@@ -247,10 +315,10 @@ async function openUrl(ctx, url, viewport = { width: 1280, height: 900 }) {
   return { page, errors };
 }
 
-/** Domain levels shown, and the CPUs, as text for comparison. */
+/** The domain boxes shown (span, level, flags), as text for comparison. */
 function domainShape(page) {
-  return page.$$eval('#domains td.level', (tds) =>
-    tds.map((td) => `${td.dataset.cpu}:${td.dataset.level}:${td.dataset.flags}`).join('|'),
+  return page.$$eval('#domains .sd-box', (boxes) =>
+    boxes.map((b) => `${b.dataset.span}:${b.dataset.level}:${b.dataset.flags}`).join('|'),
   );
 }
 
@@ -284,14 +352,14 @@ test('machine: a preset or an edit changes the sched-domain diagram', async (ctx
   const before = await domainShape(page);
   assert(!before.includes(':DIE:'), 'E1 (DynamIQ) should have no DIE level');
   await page.selectOption('#machine-llc', 'cluster');
-  await page.waitForSelector('#domains td.level[data-level="DIE"]');
+  await page.waitForSelector('#domains .sd-box[data-level="DIE"]');
   assert((await domainShape(page)) !== before, 'the diagram did not change with the LLC span');
   assert((await page.textContent('#machine-card h2')).includes('edited'), 'no "edited" mark on the machine');
   await page.fill('#cluster-0-capacity_orig', '500');
   await page.waitForFunction(() => document.querySelector('#domains .cpu-meta')?.textContent.includes('cap 500'));
   await page.selectOption('#machine-preset', 'power9-smt8');
-  await page.waitForSelector('#domains td.level[data-level="SMT"]');
-  const cpus = await page.$$eval('#domains th.cpu', (t) => t.length);
+  await page.waitForSelector('#domains .sd-box[data-level="SMT"]');
+  const cpus = await page.$$eval('#domains .sd-cpu', (t) => t.length);
   assert(cpus === 16, `power9-smt8 shows ${cpus} CPUs, not 16`);
   // POWER9 small cores: with one sharing group per core, the SMT span is still the 8 threads.
   await page.fill('#cluster-0-smt_sharing_groups', '');
@@ -323,7 +391,7 @@ test('machine: an invalid value shows the core message beside its field and bloc
   assert((await page.textContent('#cluster-0-opps_mhz-error')).includes("'fast'"), 'no message for a bad OPP');
   await page.fill('#cluster-0-opps_mhz', '533, 999, 1402, 1709, 1844');
   await page.fill('#cluster-1-capacity_orig', '1024');
-  await page.waitForSelector('#domains td.level');
+  await page.waitForSelector('#domains .sd-box');
   await runEnabled(page, 'Run stays disabled after the fix');
   assert(!(await page.textContent('#machine-card h2')).includes('edited'), 'the preset was not recognised again');
   fs.mkdirSync(SHOTS, { recursive: true });

@@ -91,7 +91,7 @@ async fn the_domains_view_switches_variant() {
         domains.get_attribute("data-variant").as_deref(),
         Some(s.variants[0].name.as_str())
     );
-    let levels = root.query_selector_all("td.level").unwrap().length();
+    let levels = root.query_selector_all(".sd-box").unwrap().length();
     assert!(levels > 0, "no sched-domain level is shown");
     let options = root
         .query_selector_all("#domains-variant option")
