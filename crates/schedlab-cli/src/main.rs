@@ -61,24 +61,18 @@ enum Command {
         #[command(flatten)]
         opts: RunOpts,
     },
-    /// Record one run of a built-in scenario and print it as ftrace text.
+    /// Record one run of a scenario (built-in or file) and print it as ftrace text.
     Trace {
         scenario: String,
-        /// Run index (see the order in `Plan::run_ref`: parameter, then repetition, then variant).
-        #[arg(long, default_value_t = 0)]
-        run: usize,
-        #[arg(long)]
-        seed: Option<u64>,
+        #[command(flatten)]
+        pick: PickOpts,
     },
-    /// Why one run of a built-in scenario went as it did: every wake-up placement and every load
+    /// Why one run of a scenario (built-in or file) went as it did: every wake-up placement and every load
     /// balance pass that found an imbalance, with the group statistics it saw.
     Explain {
         scenario: String,
-        /// Run index (parameter, then repetition, then variant).
-        #[arg(long, default_value_t = 0)]
-        run: usize,
-        #[arg(long)]
-        seed: Option<u64>,
+        #[command(flatten)]
+        pick: PickOpts,
         /// Include balance passes that found nothing to do.
         #[arg(long)]
         all: bool,
@@ -97,6 +91,21 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
     },
+}
+
+/// Which run to record: its plan index in the scenario as run with these runs and seed.
+#[derive(clap::Args)]
+struct PickOpts {
+    /// Run index (see the order in `Plan::run_ref`: parameter, then repetition, then variant).
+    #[arg(long, default_value_t = 0)]
+    run: usize,
+    /// Repetitions per cell (overrides the scenario): the index counts in a plan of this size,
+    /// so a run of `reproduce --runs N` is traced with the same `--runs N`.
+    #[arg(long)]
+    runs: Option<u32>,
+    /// Seed (overrides the scenario).
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -180,29 +189,24 @@ fn run(cmd: Command) -> Result<String, Error> {
                 &opts,
             )
         }
-        Command::Trace {
-            scenario,
-            run,
-            seed,
-        } => {
-            let t = traced(&scenario, run, seed)?;
+        Command::Trace { scenario, pick } => {
+            let t = traced(&scenario, &pick)?;
             Ok(format!(
                 "{}{}",
-                trace_header(&scenario, run, &t),
+                trace_header(&scenario, pick.run, &t),
                 t.to_ftrace()
             ))
         }
         Command::Explain {
             scenario,
-            run,
-            seed,
+            pick,
             all,
             cpu,
         } => {
-            let t = traced(&scenario, run, seed)?;
+            let t = traced(&scenario, &pick)?;
             Ok(format!(
                 "{}{}",
-                trace_header(&scenario, run, &t),
+                trace_header(&scenario, pick.run, &t),
                 t.explain(all, cpu)
             ))
         }
@@ -249,16 +253,15 @@ fn load_scenario(name_or_path: &str) -> Result<Scenario, Error> {
     }
 }
 
-fn traced(
-    scenario: &str,
-    run: usize,
-    seed: Option<u64>,
-) -> Result<schedlab_core::experiment::RunTrace, Error> {
+fn traced(scenario: &str, pick: &PickOpts) -> Result<schedlab_core::experiment::RunTrace, Error> {
     let mut s = load_scenario(scenario)?;
-    if let Some(seed) = seed {
+    if let Some(runs) = pick.runs {
+        s.runs = runs;
+    }
+    if let Some(seed) = pick.seed {
         s.seed = seed;
     }
-    Plan::new(&s)?.run_traced(run)
+    Plan::new(&s)?.run_traced(pick.run)
 }
 
 fn trace_header(scenario: &str, run: usize, t: &schedlab_core::experiment::RunTrace) -> String {

@@ -95,3 +95,49 @@ fn a_reader_that_stops_early_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `--runs` sizes the plan the run index counts in (index = (param x runs + repetition) x
+/// variants + variant), so a run the page or `reproduce --runs N` shows is traced with the same
+/// `--runs N`.
+#[test]
+fn trace_and_explain_take_the_runs_the_table_was_made_with() {
+    let (code, three, err) = schedlab(&[
+        "explain",
+        "hikey960-asym-packing",
+        "--runs",
+        "3",
+        "--seed",
+        "1",
+        "--run",
+        "7",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // 3 runs x 2 variants per thread count: index 7 is 2 threads, repetition 0, the patch.
+    let head = three.lines().next().unwrap();
+    assert!(
+        head.contains("param 2") && head.contains("repetition 0") && head.contains("asym"),
+        "{head}"
+    );
+    let (_, default, _) = schedlab(&[
+        "explain",
+        "hikey960-asym-packing",
+        "--seed",
+        "1",
+        "--run",
+        "7",
+    ]);
+    let head = default.lines().next().unwrap();
+    assert!(
+        head.contains("param 1") && head.contains("repetition 3"),
+        "{head}"
+    );
+    let (code, _, err) = schedlab(&[
+        "trace",
+        "hikey960-asym-packing",
+        "--runs",
+        "3",
+        "--run",
+        "6",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
