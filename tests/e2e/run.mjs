@@ -434,6 +434,9 @@ test('variants: add, rename, configure, reorder and remove, then run', async (ct
   assert(await page.$eval('#patch-notes', (d) => d.open), 'Enter does not open the patch notes');
   const note = await page.textContent('#patch-note-dynamiq-asym-packing + dd');
   assert(note.includes('asym_packing') || note.includes('ASYM_PACKING'), `the patch note lacks its switches: ${note}`);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.locator('#patch-notes').screenshot({ path: path.join(SHOTS, 'patch-notes-1280.png') });
+  await page.click('#patch-notes summary');
   await page.click('#add-variant');
   await page.waitForSelector('#variant-2-name');
   await page.fill('#variant-2-name', 'hz1000');
