@@ -72,19 +72,17 @@ pub async fn SimWorker(mut scope: Scope) {
             ToWorker::Decisions { job, query } => Some(match &kept {
                 Some(t) => FromWorker::DecisionPage {
                     job,
-                    page_json: protocol::encode_page(&decisions::page(&t.trace, &query)),
+                    page_json: protocol::encode(&decisions::page(&t.trace, &query)),
                 },
                 None => no_trace(job),
             }),
-            ToWorker::Check { job, forms_json } => {
-                Some(match protocol::decode_forms(&forms_json) {
-                    Ok(forms) => FromWorker::Checked {
-                        job,
-                        checked_json: protocol::encode_checked(&draft::check::check(&forms)),
-                    },
-                    Err(message) => FromWorker::Failed { job, message },
-                })
-            }
+            ToWorker::Check { job, forms_json } => Some(match protocol::decode(&forms_json) {
+                Ok(forms) => FromWorker::Checked {
+                    job,
+                    checked_json: protocol::encode(&draft::check::check(&forms)),
+                },
+                Err(message) => FromWorker::Failed { job, message },
+            }),
             ToWorker::Ftrace { job } => Some(match &kept {
                 Some(t) => FromWorker::FtraceText {
                     job,
@@ -119,7 +117,7 @@ fn table_message(job: u64, plan: &Plan, results: &[RunResult]) -> FromWorker {
     FromWorker::Table {
         job,
         done: results.len(),
-        table_json: protocol::encode_table(&plan.table(results)),
+        table_json: protocol::encode(&plan.table(results)),
     }
 }
 
@@ -196,7 +194,7 @@ fn trace(
             *kept = Some(traced);
             FromWorker::Traced {
                 job,
-                detail_json: protocol::encode_detail(&detail),
+                detail_json: protocol::encode(&detail),
             }
         }
         Err(message) => FromWorker::Failed { job, message },

@@ -103,7 +103,7 @@ fn Main() -> Html {
         let dispatch = page.dispatcher();
         use_sim_worker(move |event| match event {
             WorkerEvent::Output(FromWorker::Checked { job, checked_json }) => {
-                dispatch.dispatch(match protocol::decode_checked(&checked_json) {
+                dispatch.dispatch(match protocol::decode(&checked_json) {
                     Ok(checked) => Action::Checked {
                         revision: job,
                         checked: Box::new(checked),
@@ -133,7 +133,7 @@ fn Main() -> Html {
             if let Some(revision) = *due {
                 check_bridge.send(ToWorker::Check {
                     job: revision,
-                    forms_json: protocol::encode_forms(&draft.forms()),
+                    forms_json: protocol::encode(&draft.forms()),
                 });
             }
         });

@@ -187,7 +187,7 @@ mod tests {
         let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
         let table = plan.table(&results);
         // What the worker sends and the page decodes is what the CLI formats.
-        let back = crate::protocol::decode_table(&crate::protocol::encode_table(&table)).unwrap();
+        let back = crate::protocol::decode(&crate::protocol::encode(&table)).unwrap();
         assert_eq!(results_csv(&back), table.to_csv());
         let json = results_json(&back);
         assert_eq!(

@@ -19,6 +19,7 @@
 
 use schedlab_core::experiment::Scenario;
 use schedlab_core::table::ComparisonTable;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::draft::check::{Checked, Forms};
@@ -141,44 +142,39 @@ pub fn decode_scenario(json: &str) -> Result<Scenario, String> {
     Scenario::from_json(json).map_err(|e| e.to_string())
 }
 
-pub fn encode_table(table: &ComparisonTable) -> String {
-    serde_json::to_string(table).expect("a ComparisonTable always serializes")
+/// A value that crosses as JSON text (see the module's comment), and what an error calls it.
+pub trait Wire: Serialize + DeserializeOwned {
+    const WHAT: &'static str;
 }
 
-pub fn decode_table(json: &str) -> Result<ComparisonTable, String> {
-    serde_json::from_str(json).map_err(|e| format!("bad table JSON from the worker: {e}"))
+impl Wire for ComparisonTable {
+    const WHAT: &'static str = "comparison table";
 }
 
-pub fn encode_detail(detail: &RunDetailVm) -> String {
-    serde_json::to_string(detail).expect("a RunDetailVm always serializes")
+impl Wire for RunDetailVm {
+    const WHAT: &'static str = "run detail";
 }
 
-pub fn decode_detail(json: &str) -> Result<RunDetailVm, String> {
-    serde_json::from_str(json).map_err(|e| format!("bad run detail JSON from the worker: {e}"))
+impl Wire for DecisionPageVm {
+    const WHAT: &'static str = "decision log page";
 }
 
-pub fn encode_page(page: &DecisionPageVm) -> String {
-    serde_json::to_string(page).expect("a DecisionPageVm always serializes")
+impl Wire for Forms {
+    const WHAT: &'static str = "draft forms";
 }
 
-pub fn decode_page(json: &str) -> Result<DecisionPageVm, String> {
-    serde_json::from_str(json).map_err(|e| format!("bad decision page JSON from the worker: {e}"))
+impl Wire for Checked {
+    const WHAT: &'static str = "check answer";
 }
 
-pub fn encode_forms(forms: &Forms) -> String {
-    serde_json::to_string(forms).expect("draft forms always serialize")
+pub fn encode<T: Wire>(value: &T) -> String {
+    // Plain data with string keys: serde_json cannot fail on it.
+    serde_json::to_string(value).unwrap_or_else(|e| panic!("a {} always serializes: {e}", T::WHAT))
 }
 
-pub fn decode_forms(json: &str) -> Result<Forms, String> {
-    serde_json::from_str(json).map_err(|e| format!("bad draft forms from the page: {e}"))
-}
-
-pub fn encode_checked(checked: &Checked) -> String {
-    serde_json::to_string(checked).expect("a check's answer always serializes")
-}
-
-pub fn decode_checked(json: &str) -> Result<Checked, String> {
-    serde_json::from_str(json).map_err(|e| format!("bad check answer from the worker: {e}"))
+pub fn decode<T: Wire>(json: &str) -> Result<T, String> {
+    serde_json::from_str(json)
+        .map_err(|e| format!("bad {} JSON across the worker boundary: {e}", T::WHAT))
 }
 
 #[cfg(test)]
@@ -240,8 +236,8 @@ mod tests {
         let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
         let table = plan.table(&results);
         assert!(!table.histogram.is_empty());
-        assert_eq!(decode_table(&encode_table(&table)).unwrap(), table);
-        assert!(decode_table("[]").is_err());
+        assert_eq!(decode::<ComparisonTable>(&encode(&table)).unwrap(), table);
+        assert!(decode::<ComparisonTable>("[]").is_err());
     }
 
     #[test]

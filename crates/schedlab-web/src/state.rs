@@ -362,7 +362,7 @@ impl Page {
             FromWorker::Progress { done, .. } => self.done = done,
             FromWorker::Table {
                 done, table_json, ..
-            } => match protocol::decode_table(&table_json) {
+            } => match protocol::decode(&table_json) {
                 Ok(t) => {
                     self.done = self.done.max(done);
                     self.table = Some(Rc::new(TableVm::new(&t)));
@@ -446,7 +446,7 @@ mod tests {
             FromWorker::Table {
                 job,
                 done: results.len(),
-                table_json: protocol::encode_table(&plan.table(results)),
+                table_json: protocol::encode(&plan.table(results)),
             },
         ]
     }

@@ -135,11 +135,11 @@ mod tests {
     fn forms_and_answers_survive_the_trip_to_the_worker_and_back() {
         for b in scenarios::BUILTIN {
             let forms = Draft::new(&scenarios::builtin(b.name).unwrap()).forms();
-            let json = crate::protocol::encode_forms(&forms);
-            assert_eq!(crate::protocol::decode_forms(&json).unwrap(), forms);
+            let json = crate::protocol::encode(&forms);
+            assert_eq!(crate::protocol::decode::<Forms>(&json).unwrap(), forms);
             let checked = check(&forms);
-            let json = crate::protocol::encode_checked(&checked);
-            assert_eq!(crate::protocol::decode_checked(&json).unwrap(), checked);
+            let json = crate::protocol::encode(&checked);
+            assert_eq!(crate::protocol::decode::<Checked>(&json).unwrap(), checked);
         }
     }
 

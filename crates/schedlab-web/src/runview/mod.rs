@@ -297,8 +297,11 @@ pub(crate) mod tests {
         let text = traced.ftrace();
         assert!(text.starts_with("# hikey960-asym-packing run 193: variant "));
         assert!(text.contains("sched_switch"));
-        let json = crate::protocol::encode_detail(&detail);
-        assert_eq!(crate::protocol::decode_detail(&json).unwrap(), detail);
+        let json = crate::protocol::encode(&detail);
+        assert_eq!(
+            crate::protocol::decode::<RunDetailVm>(&json).unwrap(),
+            detail
+        );
     }
 
     #[test]

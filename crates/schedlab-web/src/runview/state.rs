@@ -136,7 +136,7 @@ impl DetailState {
         let job = msg.job();
         match msg {
             FromWorker::Traced { detail_json, .. } if job == self.trace_job => {
-                match protocol::decode_detail(&detail_json) {
+                match protocol::decode(&detail_json) {
                     Ok(d) => {
                         self.detail = Some(Rc::new(d));
                         self.phase = DetailPhase::Ready;
@@ -153,7 +153,7 @@ impl DetailState {
             }
             FromWorker::DecisionPage { page_json, .. } if job == self.page_job => {
                 self.paging = false;
-                match protocol::decode_page(&page_json) {
+                match protocol::decode::<DecisionPageVm>(&page_json) {
                     Ok(p) => {
                         self.query = p.query;
                         self.page = Some(Rc::new(p));
@@ -201,7 +201,7 @@ mod tests {
         let (detail, _) = trace_run(e1_plan(), pick()).unwrap();
         FromWorker::Traced {
             job,
-            detail_json: protocol::encode_detail(&detail),
+            detail_json: protocol::encode(&detail),
         }
     }
 
@@ -230,7 +230,7 @@ mod tests {
         let page = decisions::page(e1_trace(), query);
         s.apply(DetailAction::Worker(FromWorker::DecisionPage {
             job: 2,
-            page_json: protocol::encode_page(&page),
+            page_json: protocol::encode(&page),
         }));
         assert_eq!(s.page.as_deref(), Some(&page));
         assert!(!s.paging);
@@ -239,7 +239,7 @@ mod tests {
         assert!(s.paging && fx.len() == 1);
         s.apply(DetailAction::Worker(FromWorker::DecisionPage {
             job: 2,
-            page_json: protocol::encode_page(&page),
+            page_json: protocol::encode(&page),
         }));
         assert!(s.paging);
     }
