@@ -789,8 +789,13 @@ test('run detail at phone width: no sideways scrolling of the page', async (ctx,
   const { page, errors } = await open(ctx, base, undefined, { width: 390, height: 844 });
   await runInPage(page, 1, 1);
   await waitDone(page);
-  await page.click('#trace-run');
+  // From the keyboard: a table cell is a button; Enter traces its run.
+  const cell = '#comparison td.mean[data-param="2"] button';
+  await page.focus(cell);
+  await page.keyboard.press('Enter');
   await page.waitForSelector('#run-detail[data-state="ready"]', { timeout: 120000 });
+  const variant = await page.$eval(cell, (b) => b.closest('td').dataset.variant);
+  assert((await page.getAttribute('#detail-head', 'data-variant')) === variant, 'Enter on a cell traced another run');
   await page.waitForSelector('#decisions li.decision', { timeout: 30000 });
   await page.waitForTimeout(300);
   fs.mkdirSync(SHOTS, { recursive: true });

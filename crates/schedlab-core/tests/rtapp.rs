@@ -223,17 +223,13 @@ fn phases_instances_delay_cpus_and_priority() {
     let inst = parse(&corpus("phases.json"));
     assert_eq!(names(&inst), ["rt-app", "worker-0", "worker-1"]);
     let (big, little) = (mask(&[4, 5, 6, 7]), mask(&[0, 1, 2, 3]));
-    for (i, prog) in inst.programs[1..].iter().enumerate() {
+    for prog in &inst.programs[1..] {
         assert_eq!(
             prog.ops,
             [
                 Op::Barrier { id: 0, parties: 2 },
-                // The delay: a sleep to the absolute time 5 ms, on this thread's own timer.
-                Op::Timer {
-                    timer: i,
-                    period: ms(5),
-                    absolute: true
-                },
+                // The delay: a sleep to the absolute time 5 ms after the run's start.
+                Op::Delay(ms(5)),
                 Op::SetNice(-5),
                 Op::SetAffinity(big),
                 work(1000, 1024),
@@ -262,7 +258,7 @@ fn phases_instances_delay_cpus_and_priority() {
             ]
         );
     }
-    assert_eq!(inst.timers, 2);
+    assert_eq!(inst.timers, 0);
     // Per pass: light 4 x 5 ms, heavy 5 ms x 1024/462 + 5 ms, back 2 ms; 3 passes after 5 ms.
     let pass = 0.020 + 0.005 * 1024.0 / 462.0 + 0.005 + 0.002;
     let out = run(&corpus("phases.json"));
@@ -587,4 +583,14 @@ fn parse_is_deterministic_and_runs_repeat_bit_for_bit() {
     assert_eq!(parse(&json), parse(&json));
     let (a, b) = (run(&json), run(&json));
     assert_eq!(a, b);
+}
+
+#[test]
+fn a_forked_threads_delay_and_timers_count_from_t_zero() {
+    let json = corpus("fork-timer.json");
+    let inst = parse(&json);
+    let tick = inst.programs.iter().find(|p| p.name == "tick").unwrap();
+    assert!(tick.ops.contains(&Op::Delay(ms(30))), "{:?}", tick.ops);
+    // Forked at 20 ms, awake at t_zero + 30 ms, then expiries at 40, 50 and 60 ms.
+    close(run(&json).value, 0.060, 2e-4);
 }

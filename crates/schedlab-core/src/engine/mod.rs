@@ -134,8 +134,9 @@ pub struct Engine<'a> {
     fixed_rate: Vec<bool>,
     /// Per task: the op at its pc is a `Run`/`RunFor` that has started.
     in_run: Vec<bool>,
-    /// Per task: when it was created (rt-app's `t_first`, where its timers start).
-    created_at: Vec<Nanos>,
+    /// Per task: rt-app's `t_first`, where the timers it first uses start: the run's start
+    /// (`t_zero`), moved by an [`Op::Delay`].
+    t_first: Vec<Nanos>,
     timer_next: Vec<Option<Nanos>>,
     barrier_waiters: Vec<Vec<TaskId>>,
     mutex_owner: Vec<Option<TaskId>>,
@@ -181,7 +182,7 @@ impl<'a> Engine<'a> {
             loop_counts: Vec::new(),
             fixed_rate: Vec::new(),
             in_run: Vec::new(),
-            created_at: Vec::new(),
+            t_first: Vec::new(),
             timer_next: vec![None; inst.timers],
             barrier_waiters: vec![Vec::new(); inst.barriers],
             mutex_owner: vec![None; inst.mutexes],
@@ -353,7 +354,7 @@ impl<'a> Engine<'a> {
             .push(vec![0; self.inst.programs[program].loop_slots]);
         self.fixed_rate.push(false);
         self.in_run.push(false);
-        self.created_at.push(self.w.now);
+        self.t_first.push(0);
         self.live_tasks += 1;
         if let Some(p) = parent {
             self.w.tasks[p].live_children += 1;

@@ -65,9 +65,9 @@ impl Engine<'_> {
                     absolute,
                 } => {
                     let now = self.w.now;
-                    // A timer starts at the first user's creation (rt-app's t_first).
+                    // A timer starts at its first user's t_first.
                     let next = self.timer_next[timer]
-                        .unwrap_or(self.created_at[t])
+                        .unwrap_or(self.t_first[t])
                         .saturating_add(period);
                     self.timer_next[timer] = Some(next);
                     self.w.tasks[t].pc += 1;
@@ -205,6 +205,15 @@ impl Engine<'_> {
                     }
                 }
                 Op::Jump(to) => self.w.tasks[t].pc = to,
+                Op::Delay(delay) => {
+                    self.w.tasks[t].pc += 1;
+                    self.t_first[t] = delay;
+                    if self.w.now < delay {
+                        self.block(cpu, t, TaskState::Sleeping);
+                        self.push(delay, EvKind::Wake(t));
+                        return;
+                    }
+                }
                 Op::Sleep(ns) => {
                     self.w.tasks[t].pc += 1;
                     self.block(cpu, t, TaskState::Sleeping);

@@ -44,10 +44,16 @@ pub enum Op {
         to: usize,
     },
     Sleep(Nanos),
-    /// rt-app `timer`: sleep until the timer's next expiry, `period` after the previous one (the
-    /// first expiry is `period` after the task that first uses it was created). When
-    /// the expiry has already passed, a relative timer restarts from now; an absolute one keeps
-    /// its schedule (and does not sleep).
+    /// rt-app's thread `delay`: `t_first = t_zero + delay`, and sleep until that absolute time
+    /// (no sleep when it has passed, as `clock_nanosleep(TIMER_ABSTIME)`); `t_zero` is the run's
+    /// start. The thread's timers count from `t_first` (rt-app `thread_body()`).
+    Delay(Nanos),
+    /// rt-app `timer`: sleep until the timer's next expiry, `period` after the previous one. The
+    /// first expiry is `period` after the `t_first` of the task that first uses it: the run's
+    /// start, or that task's [`Op::Delay`] (rt-app `run_event()`: `t_next = *t_first` on the
+    /// timer's first use), whenever the task was created, forked ones included. When the expiry
+    /// has already passed, a relative timer restarts from now; an absolute one keeps its schedule
+    /// (and does not sleep).
     Timer {
         timer: usize,
         period: Nanos,

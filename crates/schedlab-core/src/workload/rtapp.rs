@@ -58,9 +58,8 @@
 //! start barrier. The model does the same: program 0, `rt-app`, forks one program per thread
 //! (named as rt-app names threads, `<task>-<index>` with a global index in file order) and waits
 //! for them; each thread passes a barrier of all threads, then:
-//! 1. `delay` (us): rt-app sleeps until the absolute time `t_zero + delay` and counts its timers
-//!    from there: a private [`Op::Timer`] with period `delay`, and the thread's unique timers are
-//!    started at the same time;
+//! 1. `delay` (us): [`Op::Delay`]: rt-app sleeps until the absolute time `t_zero + delay` (no
+//!    sleep when it has passed) and the timers the thread is first to use count from there;
 //! 2. [`Op::SetNice`] with the task's `priority` (the nice value for SCHED_OTHER, default 0);
 //! 3. each phase in key order: [`Op::SetAffinity`] with the phase's `cpus`, else the task's, else
 //!    all CPUs (only when some `cpus` is given), [`Op::SetNice`] when the phase sets `priority`
@@ -72,8 +71,8 @@
 //!    pass if `loop` is given, else loops forever (`parse_task_data()`);
 //! 6. [`Op::MarkEnd`], [`Op::Exit`].
 //!
-//! A forked thread skips the start barrier (as rt-app's do) and its `delay` is a relative
-//! [`Op::Sleep`]. `barrier` parties are what rt-app counts at parse time: for every barrier event
+//! A forked thread skips the start barrier (as rt-app's do); its `delay` and timers count from
+//! `t_zero` too, not from the fork. `barrier` parties are what rt-app counts at parse time: for every barrier event
 //! of a task (an event listed twice counts twice), the task's `instance`; so forked threads are
 //! not counted (rt-app's documentation: barrier can't be used with fork).
 //!
@@ -103,11 +102,9 @@
 //! `memrun`, `iorun`.
 //!
 //! # Left out
-//! The engine starts a timer at its first user's creation: for the threads rt-app creates at
-//! start that is rt-app's `t_zero`, but a forked thread's timers count from the fork, where rt-app
-//! counts them from `t_zero + delay`; and a shared (non-`unique`) timer whose first user has a
-//! `delay` counts from 0, not from that delay. rt-app's calibration time before the use case, its
-//! logging, and `mlockall()` are not modelled.
+//! `t_zero` is the run's start; rt-app takes it when its first thread starts, a few microseconds
+//! after creating the threads. rt-app's calibration time before the use case, its logging, and
+//! `mlockall()` are not modelled.
 
 mod json;
 
@@ -1015,30 +1012,9 @@ impl<'a> Build<'a> {
         }
         let delay = t.delay_us * NSEC_PER_USEC;
         if delay > 0 {
-            if start.is_some() {
-                // rt-app sleeps until t_zero + delay (absolute) and starts the thread's timers
-                // there: a private timer, and the unique timers started at the same time.
-                let d = self.new_private_timer();
-                timer_ops.push((ops.len(), TimerRef::Private(d)));
-                ops.push(Op::Timer {
-                    timer: 0,
-                    period: delay,
-                    absolute: true,
-                });
-                let names: Vec<String> = self.absolute_unique[ti].keys().cloned().collect();
-                for uname in names {
-                    let u = self.new_private_timer();
-                    unique.insert(uname, u);
-                    timer_ops.push((ops.len(), TimerRef::Private(u)));
-                    ops.push(Op::Timer {
-                        timer: 0,
-                        period: delay,
-                        absolute: true,
-                    });
-                }
-            } else {
-                ops.push(Op::Sleep(delay));
-            }
+            // rt-app sleeps until t_zero + delay (absolute), forked threads too, and the timers
+            // the thread is first to use count from there.
+            ops.push(Op::Delay(delay));
         }
         ops.push(Op::SetNice(t.nice));
         let any_cpus = t.cpus.is_some() || t.phases.iter().any(|p| p.cpus.is_some());

@@ -39,11 +39,20 @@ pub fn ComparisonTableView(props: &TableProps) -> Html {
         let cells = row.cells.iter().enumerate().map(|(i, cell)| match cell {
             Some(c) => html! { <>
                 <td class={classes!("num", "mean", c.verdict.class(), props.on_cell.is_some().then_some("pickable"))}
-                    onclick={props.on_cell.as_ref().map(|cb| cb.reform(move |_: MouseEvent| (param, i)))}
-                    title={props.on_cell.is_some().then_some("trace a run of this cell")}
                     data-variant={c.variant.clone()} data-param={exact(row.param)}
                     data-mean={exact(c.mean)} data-min={exact(c.min)} data-max={exact(c.max)}
-                    data-stddev={exact(c.stddev)} data-runs={c.runs.to_string()}>{ c.mean_text.clone() }</td>
+                    data-stddev={exact(c.stddev)} data-runs={c.runs.to_string()}>
+                    // A button, so the keyboard reaches every cell's run as the mouse does.
+                    if let Some(cb) = &props.on_cell {
+                        <button type="button" class="cell-pick" onclick={cb.reform(move |_: MouseEvent| (param, i))}
+                            title="trace a run of this cell"
+                            aria-label={format!("{}: trace a run of {} at {} {}", c.mean_text, c.variant, vm.param_name, row.param)}>
+                            { c.mean_text.clone() }
+                        </button>
+                    } else {
+                        { c.mean_text.clone() }
+                    }
+                </td>
                 <td class="num spread">{ c.spread_text.clone() }</td>
                 <td class="num">{ c.min_text.clone() }</td>
                 <td class="num">{ c.max_text.clone() }</td>
