@@ -514,7 +514,7 @@ fn every_corpus_file_runs_through_a_scenario() {
         assert!(out.value > 0.0, "{}: {}", path.display(), out.value);
         n += 1;
     }
-    assert_eq!(n, 14);
+    assert_eq!(n, 15);
 }
 
 #[test]
