@@ -30,12 +30,22 @@ const MIME = {
   '.ico': 'image/x-icon',
 };
 
-/** Serves `root` on 127.0.0.1 at a free port; resolves to { url, close }. */
-export function serve(root) {
+/**
+ * Serves `root` on 127.0.0.1 at a free port; resolves to { url, close }. `prefix` (e.g.
+ * '/some/dir/') serves it below a path, as a site in a sub-folder; `cacheable` lets the browser
+ * keep what it fetched (the default, no-store, makes every test fetch afresh).
+ */
+export function serve(root, { prefix = '/', cacheable = false } = {}) {
   const base = path.resolve(root);
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     let rel = decodeURIComponent(url.pathname);
+    if (!rel.startsWith(prefix)) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found: ' + rel);
+      return;
+    }
+    rel = '/' + rel.slice(prefix.length);
     if (rel.endsWith('/')) rel += 'index.html';
     const file = path.resolve(base, '.' + rel);
     if (!file.startsWith(base + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
@@ -45,7 +55,7 @@ export function serve(root) {
     }
     res.writeHead(200, {
       'content-type': MIME[path.extname(file)] || 'application/octet-stream',
-      'cache-control': 'no-store',
+      'cache-control': cacheable ? 'max-age=3600' : 'no-store',
     });
     fs.createReadStream(file).pipe(res);
   });
@@ -53,7 +63,7 @@ export function serve(root) {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
+      resolve({ url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) });
     });
   });
 }

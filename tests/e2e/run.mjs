@@ -785,6 +785,39 @@ test('the embed view runs the linked scenario and shows only the table and chart
   }
 });
 
+test('from a sub-folder, and offline once loaded: E1 runs and a run is traced', async (ctx) => {
+  // A static host that serves the site below a path and lets the browser cache it.
+  const server = await serve(distDir(), { prefix: '/lab/schedlab/', cacheable: true });
+  const page = await ctx.context.newPage();
+  const errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(`${server.url}?scenario=${SCENARIO}`);
+    await page.waitForSelector('#controls[data-checking="false"]', { timeout: 30000 });
+    await ctx.context.setOffline(true);
+    await runInPage(page, 1, 3);
+    await waitDone(page);
+    // The detail worker starts only now, with the network gone.
+    await page.click('#comparison td.mean[data-param="4"]');
+    await page.waitForSelector('#run-detail[data-state="ready"], #run-detail[data-state="failed"]', {
+      timeout: 120000,
+    });
+    const state = await page.getAttribute('#run-detail', 'data-state');
+    assert(state === 'ready', `offline run detail ${state}: ${await page.textContent('#run-detail')}`);
+    // An edit is still checked (the check worker is already running).
+    await page.fill('#sweep-values', '1, 2');
+    await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 30000 });
+    assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  } finally {
+    await ctx.context.setOffline(false);
+    await page.close();
+    await server.close();
+  }
+});
+
 test('run detail at phone width: no sideways scrolling of the page', async (ctx, base) => {
   const { page, errors } = await open(ctx, base, undefined, { width: 390, height: 844 });
   await runInPage(page, 1, 1);
