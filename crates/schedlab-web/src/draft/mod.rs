@@ -205,9 +205,9 @@ impl Draft {
         self.checked = Some(revision);
     }
 
-    /// Checks the forms here and takes the answer, as the check worker would. The page never
-    /// calls this (it would link the whole check into the page's wasm); the worker and the
-    /// tests do.
+    /// Checks the forms here and takes the answer, as the check worker would answer. Tests only:
+    /// on the page it would link the whole check into the page's wasm.
+    #[cfg(test)]
     pub fn check_now(&mut self) {
         let checked = check::check(&self.forms());
         self.accept(self.revision, checked);
