@@ -701,6 +701,12 @@ test('run detail: a patched E1 run shows its timeline and asym packing passes; i
   const rest = (t) => t.slice(t.indexOf('\n') + 1);
   const fromCli = cli(['trace', file, '--run', String(index)]);
   assert(rest(ftrace.buf.toString('utf8')) === rest(fromCli), 'the page\'s ftrace differs from `schedlab trace`');
+  // A built-in as shipped is named in the terminal hint, with the runs and seed of the table.
+  const hint = await page.textContent('#terminal-hint');
+  const named = `schedlab explain ${SCENARIO} --runs 3 --seed 1 --run ${index}`;
+  assert(hint.includes(named), `the terminal hint does not say ${named}: ${hint}`);
+  const byName = cli(['trace', SCENARIO, '--runs', '3', '--seed', '1', '--run', String(index)]);
+  assert(rest(byName) === rest(fromCli), 'the hint\'s command traces another run');
   fs.rmSync(dir, { recursive: true, force: true });
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   // The address names the run: opening it and pressing Run traces the same run again.

@@ -243,7 +243,7 @@ fn Main() -> Html {
             let kept = (*pick).filter(|p| p.fits(&scenario));
             pick.set(kept);
             if !embed {
-                let builtin = page.is_builtin_as_is(&scenario);
+                let builtin = state::is_builtin_as_shipped(&scenario);
                 let name = builtin.then_some(page.scenario_name.as_str());
                 share::remember_in_url(&scenario, name, kept);
             }

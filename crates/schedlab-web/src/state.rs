@@ -48,6 +48,17 @@ impl Loaded {
     }
 }
 
+/// Whether `scenario` is the built-in of its name as it ships, runs and seed aside: then an
+/// old-style `?scenario=` link reproduces it, and the CLI names it (`--runs`, `--seed`); else only
+/// a share link or the scenario file does.
+pub fn is_builtin_as_shipped(scenario: &Scenario) -> bool {
+    scenarios::builtin(&scenario.name).is_ok_and(|mut b| {
+        b.runs = scenario.runs;
+        b.seed = scenario.seed;
+        b == *scenario
+    })
+}
+
 /// The scenario to run: `base` with the runs and seed typed in the form.
 pub fn configure(base: &Scenario, runs: &str, seed: &str) -> Result<Scenario, String> {
     let runs: u32 = match runs.trim().parse() {
@@ -235,16 +246,6 @@ impl Page {
     pub fn configured(&self) -> Result<Scenario, String> {
         self.loaded.as_ref().map_err(|e| e.clone())?;
         configure(self.draft.scenario()?, &self.runs_text, &self.seed_text)
-    }
-
-    /// Whether the configured scenario is the built-in of `scenario_name` as it ships, runs and
-    /// seed aside: then an old-style `?scenario=` link reproduces it, else only a share link does.
-    pub fn is_builtin_as_is(&self, scenario: &Scenario) -> bool {
-        scenarios::builtin(&self.scenario_name).is_ok_and(|mut b| {
-            b.runs = scenario.runs;
-            b.seed = scenario.seed;
-            b == *scenario
-        })
     }
 
     pub fn progress(&self) -> ProgressVm {
@@ -618,7 +619,7 @@ mod tests {
         );
         act(&mut page, Action::Edit(Edit::AddVariant));
         let scenario = page.configured().unwrap();
-        assert!(!page.is_builtin_as_is(&scenario));
+        assert!(!is_builtin_as_shipped(&scenario));
         let mut opened = Page::open(Link::Scenario(link::encode(&scenario)));
         settle(&mut opened);
         assert_eq!(opened.link_error, None);
@@ -651,7 +652,7 @@ mod tests {
         settle(&mut page);
         let s = page.configured().unwrap();
         assert_eq!((s.runs, s.seed), (4, 2));
-        assert!(page.is_builtin_as_is(&s));
+        assert!(is_builtin_as_shipped(&s));
     }
 
     #[test]

@@ -209,10 +209,17 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
                             d.variant, d.param_name, d.param, d.pick.repetition, d.seed, d.metric,
                             fmt_value(d.value), d.unit, fmt_duration(d.sim_ns), d.events) }
                     </p>
-                    <p class="hint">
-                        { "The same in a terminal: save the scenario (Download → Scenario JSON) and run " }
-                        <code>{ format!("schedlab explain {}-scenario.json --run {}", stem, d.index) }</code>
-                        { " or " }<code>{ format!("schedlab trace … --run {}", d.index) }</code>{"."}
+                    <p class="hint" id="terminal-hint">
+                        if crate::state::is_builtin_as_shipped(&props.scenario) {
+                            { "The same in a terminal: " }
+                            <code>{ format!("schedlab explain {} --runs {} --seed {} --run {}",
+                                props.scenario.name, props.scenario.runs, props.scenario.seed, d.index) }</code>
+                            { " (or " }<code>{"schedlab trace"}</code>{" with the same arguments)."}
+                        } else {
+                            { "The same in a terminal: save the scenario (Download → Scenario JSON) and run " }
+                            <code>{ format!("schedlab explain {}-scenario.json --run {}", stem, d.index) }</code>
+                            { " or " }<code>{ format!("schedlab trace … --run {}", d.index) }</code>{"."}
+                        }
                     </p>
                     <details class="counters">
                         <summary>{"Counters"}</summary>
