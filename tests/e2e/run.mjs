@@ -791,6 +791,70 @@ test('the embed view runs the linked scenario and shows only the table and chart
   }
 });
 
+/**
+ * Text whose contrast with what is behind it is below WCAG AA (4.5:1, or 3:1 for large text), as
+ * `selector: ratio` strings. The background is the nearest opaque one up the tree; disabled
+ * controls (which WCAG exempts) and the charts' SVG are skipped.
+ */
+function lowContrast(page) {
+  return page.evaluate(() => {
+    const rgba = (c) => {
+      const m = c.match(/rgba?\(([^)]+)\)/);
+      if (!m) return null;
+      const [r, g, b, a = 1] = m[1].split(',').map((x) => Number(x.trim()));
+      return [r, g, b, a];
+    };
+    const lum = ([r, g, b]) => {
+      const f = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4));
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const background = (el) => {
+      for (let e = el; e; e = e.parentElement) {
+        const c = rgba(getComputedStyle(e).backgroundColor);
+        if (c && c[3] >= 0.99) return c;
+      }
+      return [255, 255, 255, 1];
+    };
+    const bad = [];
+    for (const el of document.querySelectorAll('body *')) {
+      if (el.closest('svg, .js-plotly-plot, [disabled], :disabled, option')) continue;
+      const text = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!text) continue;
+      const r = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      if (r.width === 0 || r.height === 0 || style.visibility === 'hidden') continue;
+      const fg = rgba(style.color);
+      const bg = background(el);
+      // The text colour over its background, when the colour is translucent.
+      const over = fg.slice(0, 3).map((c, i) => c * fg[3] + bg[i] * (1 - fg[3]));
+      const [l1, l2] = [lum(over), lum(bg)].sort((a, b) => b - a);
+      const ratio = (l1 + 0.05) / (l2 + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5)) {
+        const name = el.id ? `#${el.id}` : `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
+        bad.push(`${name} "${el.textContent.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+      }
+    }
+    return [...new Set(bad)];
+  });
+}
+
+test('readable contrast: every text on the page meets WCAG AA, results and run detail included', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base);
+  await runInPage(page, 1, 1);
+  await waitDone(page);
+  await page.click('#comparison td.mean[data-param="2"]');
+  await page.waitForSelector('#decisions li.decision', { timeout: 120000 });
+  await page.click('#patch-notes summary');
+  await page.fill('#cluster-1-capacity_orig', '2000'); // an error message too
+  await page.waitForSelector('#cluster-1-capacity_orig-error');
+  const bad = await lowContrast(page);
+  assert(bad.length === 0, `low contrast: ${bad.join('; ')}`);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 test('from a sub-folder, and offline once loaded: E1 runs and a run is traced', async (ctx) => {
   // A static host that serves the site below a path and lets the browser cache it.
   const server = await serve(distDir(), { prefix: '/lab/schedlab/', cacheable: true });
