@@ -858,15 +858,8 @@ test('readable contrast: every text on the page meets WCAG AA, results and run d
 test('from a sub-folder, and offline once loaded: E1 runs and a run is traced', async (ctx) => {
   // A static host that serves the site below a path and lets the browser cache it.
   const server = await serve(distDir(), { prefix: '/lab/schedlab/', cacheable: true });
-  const page = await ctx.context.newPage();
-  const errors = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { page, errors } = await openUrl(ctx, `${server.url}?scenario=${SCENARIO}`);
   try {
-    await page.goto(`${server.url}?scenario=${SCENARIO}`);
-    await page.waitForSelector('#controls[data-checking="false"]', { timeout: 30000 });
     await ctx.context.setOffline(true);
     await runInPage(page, 1, 3);
     await waitDone(page);
