@@ -648,6 +648,21 @@ test('outputs: results CSV, JSON and chart images download; CSV and JSON equal t
   // The strip chart has a point per run.
   const points = await page.$$eval('#distribution-chart .scatterlayer .trace:nth-child(odd) .point', (p) => p.length);
   assert(points === 3 * 8 * 2, `the per-run chart has ${points} points for 48 runs`);
+  // Energy and performance per watt of the same runs, without running them again: the table and
+  // its downloads are what `--report` prints.
+  for (const report of ['energy', 'perf-per-watt']) {
+    const before = await page.textContent('#comparison caption');
+    await page.selectOption('#report', report);
+    await page.waitForFunction((b) => document.querySelector('#comparison caption')?.textContent !== b, before);
+    const state = await page.getAttribute('#status', 'data-state');
+    assert(state === 'done' && (await page.getAttribute('#progress-text', 'data-done')) === '48', `re-table ran: ${state}`);
+    const rcsv = await download(page, '#export-csv');
+    assert(rcsv.name === `${SCENARIO}-runs3-seed1-${report}.csv`, `CSV file name ${rcsv.name}`);
+    const cliR = cli(['reproduce', SCENARIO, '--runs', '3', '--seed', '1', '--report', report, '--format', 'csv']);
+    assert(rcsv.buf.toString('utf8') === cliR, `the page's ${report} CSV differs from the CLI's:\n${rcsv.buf}\n---\n${cliR}`);
+  }
+  await page.selectOption('#report', 'value');
+  await page.waitForFunction(() => document.querySelector('#comparison caption')?.textContent.includes('time'));
   fs.rmSync(dir, { recursive: true, force: true });
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await page.close();

@@ -5,7 +5,9 @@
 //! loop (at most every [`YIELD_EVERY_MS`] of compute, to keep the cost of the timer negligible) and
 //! looks for a `Cancel`; so a cancel takes effect after the run in progress, and the page never
 //! waits on the model. The worker keeps the job's results and sends the core's comparison table
-//! of them at most every [`TABLE_EVERY_MS`], and once more at the end.
+//! of them at most every [`TABLE_EVERY_MS`], and once more at the end, of the quantity the job
+//! asked for (the workload's metric, energy, or performance per watt). It keeps the last job's runs
+//! afterwards, so the page can switch the quantity without running them again (`Retable`).
 //!
 //! A check request builds a draft's forms into a scenario (`draft::check`), so the page's wasm
 //! needs none of the core's builders.
@@ -16,7 +18,7 @@
 use std::time::Duration;
 
 use futures::{FutureExt, SinkExt, StreamExt};
-use schedlab_core::experiment::{Plan, RunResult};
+use schedlab_core::experiment::{Plan, Quantity, RunResult};
 use yew_agent::prelude::*;
 
 use crate::crash;
@@ -35,12 +37,22 @@ fn now_ms() -> f64 {
 
 type Scope = ReactorScope<ToWorker, FromWorker>;
 
+/// The last job's plan and the runs it finished (all, or those before a cancel), kept to table
+/// another quantity of them on request.
+struct Finished {
+    job: u64,
+    plan: Plan,
+    results: Vec<RunResult>,
+}
+
 #[reactor]
 pub async fn SimWorker(mut scope: Scope) {
     // A message that arrived while a job ran and was not a cancel of it: handled next.
     let mut pending: Option<ToWorker> = None;
     // The last traced run.
     let mut kept: Option<Traced> = None;
+    // The last job's runs.
+    let mut finished: Option<Finished> = None;
     loop {
         let msg = match pending.take() {
             Some(m) => m,
@@ -60,10 +72,22 @@ pub async fn SimWorker(mut scope: Scope) {
             ToWorker::Cancel { .. } => None, // nothing running
             ToWorker::Crash { job } => crash_on_purpose(job),
             ToWorker::Bench { job, scenario_json } => Some(bench(job, &scenario_json)),
-            ToWorker::Start { job, scenario_json } => {
-                pending = run_job(&mut scope, job, &scenario_json).await;
+            ToWorker::Start {
+                job,
+                scenario_json,
+                quantity,
+            } => {
+                finished = None;
+                pending = run_job(&mut scope, job, &scenario_json, quantity, &mut finished).await;
                 None
             }
+            ToWorker::Retable { job, quantity } => Some(match &finished {
+                Some(f) if f.job == job => table_message(job, &f.plan, &f.results, quantity),
+                _ => FromWorker::Failed {
+                    job,
+                    message: "the runs of this job are no longer kept: press Run again".into(),
+                },
+            }),
             ToWorker::Trace {
                 job,
                 scenario_json,
@@ -113,17 +137,23 @@ fn plan_of(scenario_json: &str) -> Result<Plan, String> {
     protocol::decode_scenario(scenario_json).and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
 }
 
-fn table_message(job: u64, plan: &Plan, results: &[RunResult]) -> FromWorker {
+fn table_message(job: u64, plan: &Plan, results: &[RunResult], quantity: Quantity) -> FromWorker {
     FromWorker::Table {
         job,
         done: results.len(),
-        table_json: protocol::encode(&plan.table(results)),
+        table_json: protocol::encode(&plan.table_of(results, quantity)),
     }
 }
 
 /// Runs a job to its end, its cancel, or a message that supersedes it (returned, to be handled
-/// next).
-async fn run_job(scope: &mut Scope, job: u64, scenario_json: &str) -> Option<ToWorker> {
+/// next). Its plan and the runs it finished are left in `finished`.
+async fn run_job(
+    scope: &mut Scope,
+    job: u64,
+    scenario_json: &str,
+    quantity: Quantity,
+    finished: &mut Option<Finished>,
+) -> Option<ToWorker> {
     let plan = match plan_of(scenario_json) {
         Ok(plan) => plan,
         Err(message) => {
@@ -142,7 +172,9 @@ async fn run_job(scope: &mut Scope, job: u64, scenario_json: &str) -> Option<ToW
             Ok(result) => results.push(result),
             Err(e) => {
                 if !results.is_empty() {
-                    let _ = scope.send(table_message(job, &plan, &results)).await;
+                    let _ = scope
+                        .send(table_message(job, &plan, &results, quantity))
+                        .await;
                 }
                 let message = format!("run {index}: {e}");
                 let _ = scope.send(FromWorker::Failed { job, message }).await;
@@ -152,7 +184,9 @@ async fn run_job(scope: &mut Scope, job: u64, scenario_json: &str) -> Option<ToW
         let done = results.len();
         let _ = scope.send(FromWorker::Progress { job, done }).await;
         if done < total && now_ms() - last_table >= TABLE_EVERY_MS {
-            let _ = scope.send(table_message(job, &plan, &results)).await;
+            let _ = scope
+                .send(table_message(job, &plan, &results, quantity))
+                .await;
             last_table = now_ms();
         }
         if done < total && now_ms() - last_yield >= YIELD_EVERY_MS {
@@ -166,18 +200,24 @@ async fn run_job(scope: &mut Scope, job: u64, scenario_json: &str) -> Option<ToW
                     ToWorker::Crash { job } => crash_on_purpose(job),
                     other => {
                         // A cancel of this job, or a new request: this job stops here.
-                        let _ = scope.send(table_message(job, &plan, &results)).await;
+                        let _ = scope
+                            .send(table_message(job, &plan, &results, quantity))
+                            .await;
                         let _ = scope.send(FromWorker::Cancelled { job, done }).await;
                         crash::set_job(other.job().unwrap_or(job));
+                        *finished = Some(Finished { job, plan, results });
                         return (!matches!(other, ToWorker::Cancel { .. })).then_some(other);
                     }
                 }
             }
         }
     }
-    let _ = scope.send(table_message(job, &plan, &results)).await;
+    let _ = scope
+        .send(table_message(job, &plan, &results, quantity))
+        .await;
     let elapsed_ms = now_ms() - start;
     let _ = scope.send(FromWorker::Done { job, elapsed_ms }).await;
+    *finished = Some(Finished { job, plan, results });
     None
 }
 

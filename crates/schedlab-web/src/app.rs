@@ -21,6 +21,7 @@ use crate::components::experiments::ReferenceExperiments;
 use crate::components::exports::Exports;
 use crate::components::machine::MachineEditor;
 use crate::components::progress::Progress;
+use crate::components::report::ReportPicker;
 use crate::components::run_detail::RunDetail;
 use crate::components::share::{self, Share};
 use crate::components::table::ComparisonTableView;
@@ -252,7 +253,11 @@ fn Main() -> Html {
                 job,
                 scenario: Box::new(scenario),
             });
-            bridge.send(ToWorker::Start { job, scenario_json });
+            bridge.send(ToWorker::Start {
+                job,
+                scenario_json,
+                quantity: page.report,
+            });
         })
     };
     let on_cancel = {
@@ -296,6 +301,20 @@ fn Main() -> Html {
             ) {
                 *typing_timer.borrow_mut() = Some((handle, paused));
             }
+        })
+    };
+    // Another quantity of the same runs: the job worker tables them again.
+    let on_report = {
+        let bridge = bridge.clone();
+        let page = page.clone();
+        Callback::from(move |q| {
+            if page.can_retable() && q != page.report && !page.phase.busy() {
+                bridge.send(ToWorker::Retable {
+                    job: page.job,
+                    quantity: q,
+                });
+            }
+            page.dispatch(Action::SetReport(q));
         })
     };
     let on_runs = page.dispatcher().to_callback().reform(Action::SetRuns);
@@ -361,7 +380,7 @@ fn Main() -> Html {
             Some(html! { <>
                 <ComparisonTableView vm={vm.clone()} on_cell={on_cell} />
                 <Chart vm={vm} image_name={format!("{stem}-means")} />
-                <Exports scenario={scenario.clone()} table={core.clone()} />
+                <Exports scenario={scenario.clone()} table={core.clone()} quantity={page.report} />
                 // Every run's value: drawn once the job ends, so streaming results only
                 // redraw the table and the means.
                 if !page.phase.busy() {
@@ -412,6 +431,7 @@ fn Main() -> Html {
             </section>
             <section class="card" id="results">
                 <h2>{"Results"}</h2>
+                <ReportPicker current={page.report} disabled={page.phase.busy()} on_change={on_report} />
                 if let Some(results) = results {
                     { results }
                 } else {

@@ -17,7 +17,7 @@
 //! Every message carries the job id it belongs to; the page ignores messages of any job but its
 //! current one, so a late answer of a cancelled or superseded request never leaks into a new one.
 
-use schedlab_core::experiment::Scenario;
+use schedlab_core::experiment::{Quantity, Scenario};
 use schedlab_core::table::ComparisonTable;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -34,7 +34,15 @@ pub enum ToWorker {
     /// Run every plan index of `scenario_json` in order, posting progress and (at most every
     /// `TABLE_REFRESH_MS`) the comparison table of the runs done so far, and stop early when a
     /// `Cancel` arrives (the worker looks for one between runs).
-    Start { job: u64, scenario_json: String },
+    /// The tables report `quantity` of each run (`schedlab run --report`).
+    Start {
+        job: u64,
+        scenario_json: String,
+        quantity: Quantity,
+    },
+    /// The table of another quantity of the runs of `job`, the worker's last job (answered with a
+    /// `Table`), without running them again.
+    Retable { job: u64, quantity: Quantity },
     /// Stop the running job after the run in progress.
     Cancel { job: u64 },
     /// Run the whole plan without yielding or posting per-run results, and report the wall time
@@ -66,6 +74,7 @@ impl ToWorker {
             ToWorker::Connect { .. } => None,
             ToWorker::Start { job, .. }
             | ToWorker::Cancel { job }
+            | ToWorker::Retable { job, .. }
             | ToWorker::Bench { job, .. }
             | ToWorker::Trace { job, .. }
             | ToWorker::Decisions { job, .. }
@@ -84,7 +93,8 @@ pub enum FromWorker {
     /// `done` runs of the job have finished.
     Progress { job: u64, done: usize },
     /// The comparison table of the `done` runs finished so far (`table_json` is a
-    /// [`ComparisonTable`], exactly what `schedlab run --format json` prints for them).
+    /// [`ComparisonTable`], exactly what `schedlab run --format json --report <quantity>` prints
+    /// for them).
     Table {
         job: u64,
         done: usize,

@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use schedlab_core::experiment::Scenario;
+use schedlab_core::experiment::{Quantity, Scenario};
 use schedlab_core::scenarios;
 use schedlab_core::table::ComparisonTable;
 
@@ -127,6 +127,10 @@ pub struct Page {
     pub table: Option<Rc<TableVm>>,
     pub bench_job: u64,
     pub bench: BenchState,
+    /// What the table reports of each run: the workload's metric, energy, or performance per watt.
+    pub report: Quantity,
+    /// A table of another quantity of the current job's runs was asked for and has not come yet.
+    pub retabling: bool,
     /// The scenario as edited in the machine, workload and variant forms; what Run runs.
     pub draft: Rc<Draft>,
     /// Why the address's share link could not be opened (the page fell back to the default).
@@ -150,6 +154,9 @@ pub enum Action {
         message: String,
     },
     SetRuns(String),
+    /// The table is to report this quantity; when the current job has finished runs, the job
+    /// worker was asked for their table of it.
+    SetReport(Quantity),
     SetSeed(String),
     /// A job was posted to the worker with this scenario.
     Started {
@@ -189,6 +196,8 @@ impl Page {
             table: None,
             bench_job: 0,
             bench: BenchState::Idle,
+            report: Quantity::Value,
+            retabling: false,
             draft: Rc::new(Draft::new(
                 &scenarios::builtin(scenarios::BUILTIN[0].name).expect("the first built-in loads"),
             )),
@@ -255,6 +264,14 @@ impl Page {
         }
     }
 
+    /// Whether the current job has runs whose table the job worker can give again (it keeps the
+    /// last job's runs; a failed job's are gone).
+    pub fn can_retable(&self) -> bool {
+        self.job != 0
+            && self.core_table.is_some()
+            && matches!(self.phase, Phase::Done | Phase::Cancelled)
+    }
+
     fn clear_job(&mut self) {
         self.scenario = None;
         self.done = 0;
@@ -306,6 +323,12 @@ impl Page {
                 }
             }
             Action::SetRuns(t) => self.runs_text = t,
+            Action::SetReport(q) => {
+                if !self.phase.busy() && q != self.report {
+                    self.report = q;
+                    self.retabling = self.can_retable();
+                }
+            }
             Action::SetSeed(t) => self.seed_text = t,
             Action::Started { job, scenario } => {
                 // The worker validates the scenario and plans it; a bad one comes back Failed.
@@ -355,25 +378,30 @@ impl Page {
             }
             return;
         }
-        if msg.job() != self.job || !self.phase.busy() {
+        if msg.job() != self.job {
             return; // a late message of an earlier job
+        }
+        if !self.phase.busy() {
+            // The answer to a change of the report: the same runs, another quantity.
+            if self.retabling {
+                self.retabling = false;
+                match msg {
+                    FromWorker::Table { table_json, .. } => self.take_table(&table_json),
+                    FromWorker::Failed { message, .. } => self.message = message,
+                    _ => {}
+                }
+            }
+            return;
         }
         match msg {
             FromWorker::Planned { total, .. } => self.total = total,
             FromWorker::Progress { done, .. } => self.done = done,
             FromWorker::Table {
                 done, table_json, ..
-            } => match protocol::decode(&table_json) {
-                Ok(t) => {
-                    self.done = self.done.max(done);
-                    self.table = Some(Rc::new(TableVm::new(&t)));
-                    self.core_table = Some(Rc::new(t));
-                }
-                Err(e) => {
-                    self.phase = Phase::Failed;
-                    self.message = e;
-                }
-            },
+            } => {
+                self.done = self.done.max(done);
+                self.take_table(&table_json);
+            }
             FromWorker::Done { elapsed_ms, .. } => {
                 self.phase = Phase::Done;
                 self.message = format!("done: {} runs in {:.1} s", self.done, elapsed_ms / 1e3);
@@ -395,6 +423,22 @@ impl Page {
     }
 }
 
+impl Page {
+    /// Shows the worker's table (its quantity is what the job or the report change asked for).
+    fn take_table(&mut self, table_json: &str) {
+        match protocol::decode::<ComparisonTable>(table_json) {
+            Ok(t) => {
+                self.table = Some(Rc::new(TableVm::new(&t)));
+                self.core_table = Some(Rc::new(t));
+            }
+            Err(e) => {
+                self.phase = Phase::Failed;
+                self.message = e;
+            }
+        }
+    }
+}
+
 impl yew::Reducible for Page {
     type Action = Action;
 
@@ -410,7 +454,7 @@ mod tests {
     use super::*;
     use crate::draft::check::check;
     use crate::viewmodel::DomainsVm;
-    use schedlab_core::experiment::{Plan, RunResult};
+    use schedlab_core::experiment::{Plan, Quantity, RunResult};
 
     /// The check worker answers whatever the draft has due.
     fn settle(page: &mut Page) {
@@ -579,6 +623,51 @@ mod tests {
         // The page's table is the core's table of the same results.
         assert_eq!(*page.table.unwrap(), TableVm::new(&plan.table(&all)));
         assert_eq!(*page.core_table.unwrap(), plan.table(&all));
+    }
+
+    #[test]
+    fn another_report_retables_the_finished_runs_and_ignores_strays() {
+        let mut page = loaded_page(None, Some("1"), Some("3"));
+        let scenario = page.configured().unwrap();
+        let plan = Plan::new(&scenario).unwrap();
+        // Before any job: the choice is kept for the next Start, nothing to re-table.
+        act(&mut page, Action::SetReport(Quantity::PerfPerWatt));
+        assert!(!page.retabling);
+        act(&mut page, Action::SetReport(Quantity::Value));
+        page.apply(Action::Started {
+            job: 3,
+            scenario: Box::new(scenario),
+        });
+        // While the job runs the report cannot change.
+        page.apply(Action::SetReport(Quantity::Energy));
+        assert_eq!(page.report, Quantity::Value);
+        let all: Vec<RunResult> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        send(&mut page, after(3, &plan, &all));
+        send(
+            &mut page,
+            [FromWorker::Done {
+                job: 3,
+                elapsed_ms: 1.0,
+            }],
+        );
+        assert!(page.can_retable());
+        // A table that nobody asked for is ignored once the job is done.
+        let energy = plan.table_of(&all, Quantity::Energy);
+        let energy_msg = FromWorker::Table {
+            job: 3,
+            done: all.len(),
+            table_json: protocol::encode(&energy),
+        };
+        send(&mut page, [energy_msg.clone()]);
+        assert_eq!(*page.core_table.clone().unwrap(), plan.table(&all));
+        // Asked for: the energy table of the same runs replaces the metric's.
+        page.apply(Action::SetReport(Quantity::Energy));
+        assert!(page.retabling);
+        send(&mut page, [energy_msg]);
+        assert!(!page.retabling);
+        assert_eq!(*page.core_table.clone().unwrap(), energy);
+        assert_eq!(page.phase, Phase::Done);
+        assert_ne!(energy, plan.table(&all));
     }
 
     #[test]

@@ -1,29 +1,38 @@
 //! The results as files: the scenario (to run with the CLI or edit), and the table as JSON or CSV,
-//! byte for byte what `schedlab run scenario.json --format json|csv` prints.
+//! byte for byte what `schedlab run scenario.json --format json|csv --report <quantity>` prints.
 
 use std::rc::Rc;
 
-use schedlab_core::experiment::Scenario;
+use schedlab_core::experiment::{Quantity, Scenario};
 use schedlab_core::table::ComparisonTable;
 use yew::prelude::*;
 
+use crate::components::report::report_name;
 use crate::export;
 
 #[derive(Properties, PartialEq)]
 pub struct ExportsProps {
     pub scenario: Rc<Scenario>,
     pub table: Rc<ComparisonTable>,
+    /// What the table reports; results files of another quantity than the workload's metric say
+    /// so in their name.
+    pub quantity: Quantity,
 }
 
 #[component]
 pub fn Exports(props: &ExportsProps) -> Html {
     let error = use_state(|| None::<String>);
     let stem = export::stem(&props.scenario);
+    let results_stem = match props.quantity {
+        Quantity::Value => stem.clone(),
+        q => format!("{stem}-{}", report_name(q)),
+    };
     let offer = |what: &'static str| {
         let scenario = props.scenario.clone();
         let table = props.table.clone();
         let error = error.clone();
         let stem = stem.clone();
+        let results_stem = results_stem.clone();
         Callback::from(move |_: MouseEvent| {
             let (name, mime, text) = match what {
                 "scenario" => (
@@ -32,12 +41,12 @@ pub fn Exports(props: &ExportsProps) -> Html {
                     export::scenario_json(&scenario),
                 ),
                 "json" => (
-                    format!("{stem}.json"),
+                    format!("{results_stem}.json"),
                     "application/json",
                     export::results_json(&table),
                 ),
                 _ => (
-                    format!("{stem}.csv"),
+                    format!("{results_stem}.csv"),
                     "text/csv",
                     export::results_csv(&table),
                 ),

@@ -14,6 +14,7 @@ pub mod field;
 pub mod machine;
 pub mod plot;
 pub mod progress;
+pub mod report;
 pub mod run_detail;
 pub mod share;
 pub mod table;

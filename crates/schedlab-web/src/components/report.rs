@@ -1,0 +1,68 @@
+//! What the results report of each run: the workload's metric, the energy of all cores, or
+//! performance per watt (the CLI's `--report`). Switching after a job re-tables its runs in the
+//! job worker; nothing runs again.
+
+use schedlab_core::experiment::Quantity;
+use yew::prelude::*;
+
+use crate::components::field::SelectField;
+
+/// `(quantity, its --report name, what the menu says)`.
+pub const REPORTS: &[(Quantity, &str, &str)] = &[
+    (Quantity::Value, "value", "the workload's metric"),
+    (Quantity::Energy, "energy", "energy of all cores (J)"),
+    (
+        Quantity::PerfPerWatt,
+        "perf-per-watt",
+        "performance per watt",
+    ),
+];
+
+/// The `--report` name of a quantity, as the CLI spells it.
+pub fn report_name(q: Quantity) -> &'static str {
+    REPORTS
+        .iter()
+        .find(|(r, _, _)| *r == q)
+        .map_or("value", |(_, name, _)| name)
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ReportPickerProps {
+    pub current: Quantity,
+    pub disabled: bool,
+    pub on_change: Callback<Quantity>,
+}
+
+#[component]
+pub fn ReportPicker(props: &ReportPickerProps) -> Html {
+    let options: Vec<(AttrValue, AttrValue)> = REPORTS
+        .iter()
+        .map(|(_, name, text)| (AttrValue::from(*name), AttrValue::from(*text)))
+        .collect();
+    let on_change = props.on_change.reform(|name: String| {
+        REPORTS
+            .iter()
+            .find(|(_, n, _)| *n == name)
+            .map_or(Quantity::Value, |(q, _, _)| *q)
+    });
+    html! {
+        <SelectField id="report" label="Report" options={options}
+            selected={report_name(props.current)} disabled={props.disabled} class={classes!("report-field")}
+            hint={Some(AttrValue::from("energy from the machine's power model; the CLI's --report"))}
+            on_change={on_change} />
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_names_are_the_clis() {
+        // serde's kebab-case names of Quantity are what `schedlab run --report` takes.
+        for (q, name, _) in REPORTS {
+            assert_eq!(serde_json::to_value(q).unwrap(), *name);
+            assert_eq!(report_name(*q), *name);
+        }
+    }
+}
