@@ -118,6 +118,12 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
   const { page, errors } = await open(ctx, base);
   await runInPage(page, 3, 1);
   await waitDone(page);
+  // The header is two rows: variants over their columns (an editor rule once made these flex boxes
+  // and pushed the second variant onto a row of its own).
+  const rows = await page.$$eval('#comparison thead tr', (trs) =>
+    trs.map((tr) => [...tr.children].map((th) => Math.round(th.getBoundingClientRect().top))),
+  );
+  assert(rows.length === 2 && rows.every((r) => new Set(r).size === 1), `header rows out of line: ${JSON.stringify(rows)}`);
   const cli = cliTable(3, 1);
   const cells = await pageCells(page);
   let compared = 0;
