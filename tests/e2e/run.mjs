@@ -667,8 +667,17 @@ test('outputs: results CSV, JSON and chart images download; CSV and JSON equal t
     const cliR = cli(['reproduce', SCENARIO, '--runs', '3', '--seed', '1', '--report', report, '--format', 'csv']);
     assert(rcsv.buf.toString('utf8') === cliR, `the page's ${report} CSV differs from the CLI's:\n${rcsv.buf}\n---\n${cliR}`);
   }
+  // The address keeps the report: a copy of it opens with the same report and runs to its table.
+  assert(/[?&]report=perf-per-watt(&|#|$)/.test(page.url()), `the address lacks the report: ${page.url()}`);
+  const again = await openUrl(ctx, page.url());
+  assert((await again.page.inputValue('#report')) === 'perf-per-watt', 'the linked report is not selected');
+  await runAsIs(again.page);
+  const linked = await again.page.textContent('#comparison caption');
+  assert(linked === (await page.textContent('#comparison caption')), `the linked page tables another quantity: ${linked}`);
+  await again.page.close();
   await page.selectOption('#report', 'value');
   await page.waitForFunction(() => document.querySelector('#comparison caption')?.textContent.includes('time'));
+  assert(!page.url().includes('report='), `the default report stays in the address: ${page.url()}`);
   fs.rmSync(dir, { recursive: true, force: true });
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   await page.close();

@@ -31,6 +31,7 @@ use crate::export;
 use crate::protocol::{self, FromWorker, ToWorker};
 use crate::runview::RunPick;
 use crate::state::{self, Action, Page};
+use crate::view_params::ViewParams;
 use crate::workers::{use_sim_worker, WorkerEvent};
 
 /// The worker script trunk emits for the `worker` binary, relative to the page.
@@ -78,7 +79,11 @@ fn full_link() -> String {
 
 #[component]
 fn Main() -> Html {
-    let page = use_reducer(|| Page::open(share::current_link()));
+    let page = use_reducer(|| {
+        let mut page = Page::open(share::current_link());
+        page.report = share::current_view().report;
+        page
+    });
     let next_job = use_mut_ref(|| Cell::new(0u64));
 
     let bridge = {
@@ -141,13 +146,17 @@ fn Main() -> Html {
     }
     // The run looked at closely (table cell, chart point or the picker).
     // A link may name one (`?run=`); it is shown once a table is there.
-    let pick = use_state(share::current_pick);
+    let pick = use_state(|| share::current_view().pick);
     let embed = *use_memo((), |_| {
         query().and_then(|q| q.get("view")).as_deref() == Some("embed")
     });
-    use_effect_with(*pick, move |pick| {
+    let view = ViewParams {
+        pick: *pick,
+        report: page.report,
+    };
+    use_effect_with(view, move |view| {
         if !embed {
-            share::remember_pick_in_url(*pick);
+            share::remember_view_in_url(view);
         }
     });
     {
@@ -246,7 +255,11 @@ fn Main() -> Html {
             if !embed {
                 let builtin = state::is_builtin_as_shipped(&scenario);
                 let name = builtin.then_some(page.scenario_name.as_str());
-                share::remember_in_url(&scenario, name, kept);
+                let view = ViewParams {
+                    pick: kept,
+                    report: page.report,
+                };
+                share::remember_in_url(&scenario, name, &view);
             }
             let scenario_json = protocol::encode_scenario(&scenario);
             page.dispatch(Action::Started {
@@ -423,7 +436,7 @@ fn Main() -> Html {
                     runs={page.runs_text.clone()} seed={page.seed_text.clone()} running={page.phase.busy()}
                     invalid={invalid} checking={checking} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
                     on_new_seed={on_new_seed} on_run={on_run} on_cancel={on_cancel} />
-                <Share scenario={page.configured().ok()} pick={*pick} />
+                <Share scenario={page.configured().ok()} view={view} />
                 if let Some(d) = description {
                     <details class="description"><summary>{"About this scenario"}</summary><p>{ d }</p></details>
                 }

@@ -20,5 +20,6 @@ pub mod plotly;
 pub mod protocol;
 pub mod runview;
 pub mod state;
+pub mod view_params;
 pub mod viewmodel;
 pub mod workers;

@@ -11,21 +11,19 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::link::{self, Link, FRAGMENT_KEY};
-use crate::runview::RunPick;
+use crate::view_params::ViewParams;
 
-/// The query parameter that names the run looked at closely (see [`RunPick::to_param`]).
-pub const RUN_KEY: &str = "run";
-
-/// The run the address names (`?run=`), if any.
-pub fn current_pick() -> Option<RunPick> {
-    let search = web_sys::window()?.location().search().ok()?;
-    let query = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
-    RunPick::parse(&query.get(RUN_KEY)?)
+/// The view the address asks for (`?run=`, `?report=`).
+pub fn current_view() -> ViewParams {
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok());
+    ViewParams::from_query(|k| query.as_ref().and_then(|q| q.get(k)))
 }
 
-/// Puts the run looked at closely in the address (or takes it out), keeping the rest of it, so
-/// copying the address also opens that run once the table is there.
-pub fn remember_pick_in_url(pick: Option<RunPick>) {
+/// Puts the view in the address (without a new history entry), keeping the rest of it, so copying
+/// the address also opens that run and report once the table is there.
+pub fn remember_view_in_url(view: &ViewParams) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -36,10 +34,7 @@ pub fn remember_pick_in_url(pick: Option<RunPick>) {
     let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
         return;
     };
-    match pick {
-        Some(p) => params.set(RUN_KEY, &p.to_param()),
-        None => params.delete(RUN_KEY),
-    }
+    set_view(&params, view);
     let query = String::from(params.to_string());
     let path = location.pathname().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
@@ -49,6 +44,16 @@ pub fn remember_pick_in_url(pick: Option<RunPick>) {
         format!("{path}?{query}{hash}")
     };
     let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+}
+
+/// Sets (or removes) the view's parameters in `params`.
+fn set_view(params: &web_sys::UrlSearchParams, view: &ViewParams) {
+    for (key, value) in view.pairs() {
+        match value {
+            Some(v) => params.set(key, &v),
+            None => params.delete(key),
+        }
+    }
 }
 
 /// The address as the page was opened: a share fragment, or the query of an old-style link.
@@ -66,21 +71,31 @@ pub fn current_link() -> Link {
 }
 
 /// The full share URL of a scenario: this page's address with the scenario as its fragment, and
-/// the run looked at closely, if any, as `?run=`.
-pub fn share_url(scenario: &Scenario, pick: Option<RunPick>) -> String {
+/// the view (picked run, report) as the query.
+pub fn share_url(scenario: &Scenario, view: &ViewParams) -> String {
     let base = web_sys::window()
         .and_then(|w| {
             let l = w.location();
             Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?))
         })
         .unwrap_or_default();
-    let run = pick.map_or(String::new(), |p| format!("?{RUN_KEY}={}", p.to_param()));
-    format!("{base}{run}#{FRAGMENT_KEY}={}", link::encode(scenario))
+    let query = web_sys::UrlSearchParams::new()
+        .map(|params| {
+            set_view(&params, view);
+            String::from(params.to_string())
+        })
+        .unwrap_or_default();
+    let query = if query.is_empty() {
+        query
+    } else {
+        format!("?{query}")
+    };
+    format!("{base}{query}#{FRAGMENT_KEY}={}", link::encode(scenario))
 }
 
 /// Puts the scenario in the address bar (without a new history entry): the short old-style query
 /// when it is a built-in as shipped (`builtin`), else the whole scenario as a share fragment.
-pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>, pick: Option<RunPick>) {
+pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>, view: &ViewParams) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -95,14 +110,12 @@ pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>, pick: Option<
             params.append("scenario", name);
             params.append("runs", &scenario.runs.to_string());
             params.append("seed", &scenario.seed.to_string());
-            if let Some(p) = pick {
-                params.append(RUN_KEY, &p.to_param());
-            }
+            set_view(&params, view);
             // The path keeps the page; an empty fragment drops any earlier share link.
             let path = window.location().pathname().unwrap_or_default();
             format!("{path}?{}", String::from(params.to_string()))
         }
-        None => share_url(scenario, pick),
+        None => share_url(scenario, view),
     };
     let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
 }
@@ -164,8 +177,8 @@ async fn copy(text: &str) -> bool {
 pub struct ShareProps {
     /// The scenario to share (with the form's runs and seed), or `None` while it cannot run.
     pub scenario: Option<Scenario>,
-    /// The run looked at closely: the link opens it too.
-    pub pick: Option<RunPick>,
+    /// The run looked at closely and the report: the link opens them too.
+    pub view: ViewParams,
 }
 
 #[derive(Clone, PartialEq)]
@@ -182,13 +195,18 @@ pub fn Share(props: &ShareProps) -> Html {
     let onclick = {
         let shared = shared.clone();
         let scenario = props.scenario.clone();
-        let pick = props
-            .pick
-            .filter(|p| scenario.as_ref().is_some_and(|s| p.fits(s)));
+        // A picked run the scenario does not have (it was edited since) is left out.
+        let view = ViewParams {
+            pick: props
+                .view
+                .pick
+                .filter(|p| scenario.as_ref().is_some_and(|s| p.fits(s))),
+            ..props.view
+        };
         Callback::from(move |_: MouseEvent| {
             let Some(scenario) = &scenario else { return };
-            let url = share_url(scenario, pick);
-            remember_in_url(scenario, None, pick);
+            let url = share_url(scenario, &view);
+            remember_in_url(scenario, None, &view);
             let shared = shared.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let state = if copy(&url).await {
