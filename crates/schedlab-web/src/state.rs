@@ -278,6 +278,7 @@ impl Page {
         self.total = 0;
         self.core_table = None;
         self.table = None;
+        self.retabling = false;
     }
 
     pub fn apply(&mut self, action: Action) {
