@@ -321,7 +321,7 @@ fn Main() -> Html {
         let bridge = bridge.clone();
         let page = page.clone();
         Callback::from(move |q| {
-            if page.can_retable() && q != page.report && !page.phase.busy() {
+            if page.can_retable() && q != page.report {
                 bridge.send(ToWorker::Retable {
                     job: page.job,
                     quantity: q,

@@ -32,7 +32,7 @@ pub enum ToWorker {
     /// panic ([`crate::crash`]).
     Connect { crash_channel: String },
     /// Run every plan index of `scenario_json` in order, posting progress and (at most every
-    /// `TABLE_REFRESH_MS`) the comparison table of the runs done so far, and stop early when a
+    /// `agent::TABLE_EVERY_MS`) the comparison table of the runs done so far, and stop early when a
     /// `Cancel` arrives (the worker looks for one between runs).
     /// The tables report `quantity` of each run (`schedlab run --report`).
     Start {

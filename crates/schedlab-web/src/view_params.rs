@@ -6,7 +6,7 @@
 
 use schedlab_core::experiment::Quantity;
 
-use crate::components::report::{report_name, REPORTS};
+use crate::components::report::{report_by_name, report_name};
 use crate::runview::RunPick;
 
 /// The query parameter of the picked run.
@@ -35,8 +35,8 @@ impl ViewParams {
         ViewParams {
             pick: get(RUN_KEY).and_then(|t| RunPick::parse(&t)),
             report: get(REPORT_KEY)
-                .and_then(|t| REPORTS.iter().find(|(_, name, _)| *name == t))
-                .map_or(Quantity::Value, |(q, _, _)| *q),
+                .and_then(|t| report_by_name(&t))
+                .unwrap_or(Quantity::Value),
         }
     }
 

@@ -26,6 +26,14 @@ pub fn report_name(q: Quantity) -> &'static str {
         .map_or("value", |(_, name, _)| name)
 }
 
+/// The quantity of a `--report` name, `None` for any other text.
+pub fn report_by_name(name: &str) -> Option<Quantity> {
+    REPORTS
+        .iter()
+        .find(|(_, n, _)| *n == name)
+        .map(|(q, _, _)| *q)
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ReportPickerProps {
     pub current: Quantity,
@@ -39,12 +47,9 @@ pub fn ReportPicker(props: &ReportPickerProps) -> Html {
         .iter()
         .map(|(_, name, text)| (AttrValue::from(*name), AttrValue::from(*text)))
         .collect();
-    let on_change = props.on_change.reform(|name: String| {
-        REPORTS
-            .iter()
-            .find(|(_, n, _)| *n == name)
-            .map_or(Quantity::Value, |(q, _, _)| *q)
-    });
+    let on_change = props
+        .on_change
+        .reform(|name: String| report_by_name(&name).unwrap_or(Quantity::Value));
     html! {
         <SelectField id="report" label="Report" options={options}
             selected={report_name(props.current)} disabled={props.disabled} class={classes!("report-field")}

@@ -34,6 +34,10 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
     let update = use_force_update();
     let bridge_slot = use_mut_ref(|| None);
     let stem = export::stem(&props.scenario);
+    // Parses the built-in of that name: once per scenario, not per render.
+    let as_shipped = *use_memo(props.scenario.clone(), |s| {
+        crate::state::is_builtin_as_shipped(s)
+    });
     let run: Rc<dyn Fn(DetailAction)> = {
         let state = state.clone();
         let bridge_slot = bridge_slot.clone();
@@ -109,18 +113,17 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
         let on_pick = props.on_pick.clone();
         Callback::from(move |e: Event| on_pick.emit(f(current, &e)))
     };
-    let on_param = pick_with(|p, e| RunPick {
-        param_index: e
-            .target_unchecked_into::<HtmlSelectElement>()
+    fn selected(e: &Event) -> usize {
+        e.target_unchecked_into::<HtmlSelectElement>()
             .selected_index()
-            .max(0) as usize,
+            .max(0) as usize
+    }
+    let on_param = pick_with(|p, e| RunPick {
+        param_index: selected(e),
         ..p
     });
     let on_variant = pick_with(|p, e| RunPick {
-        variant: e
-            .target_unchecked_into::<HtmlSelectElement>()
-            .selected_index()
-            .max(0) as usize,
+        variant: selected(e),
         ..p
     });
     let on_rep = pick_with(|p, e| RunPick {
@@ -210,7 +213,7 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
                             fmt_value(d.value), d.unit, fmt_duration(d.sim_ns), d.events) }
                     </p>
                     <p class="hint" id="terminal-hint">
-                        if crate::state::is_builtin_as_shipped(&props.scenario) {
+                        if as_shipped {
                             { "The same in a terminal: " }
                             <code>{ format!("schedlab explain {} --runs {} --seed {} --run {}",
                                 props.scenario.name, props.scenario.runs, props.scenario.seed, d.index) }</code>
