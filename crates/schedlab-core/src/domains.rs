@@ -266,32 +266,34 @@ impl SchedDomains {
                     }
                 }
             }
-            chains.push(remove_degenerate(chain));
+            chains.push(chain);
         }
+        let attached = cpu_attach_domains(&chains);
         // Share domains by (level, span).
         let mut domains: Vec<SchedDomain> = Vec::new();
         let mut per_cpu: Vec<Vec<usize>> = vec![Vec::new(); n];
         for cpu in 0..n {
-            for (k, &(level, span, f)) in chains[cpu].iter().enumerate() {
+            for &(k, f) in &attached.kept[cpu] {
+                let (level, span, _) = chains[cpu][k];
                 let idx = match domains
                     .iter()
                     .position(|d| d.level == level && d.span == span)
                 {
                     Some(i) => i,
                     None => {
+                        // build_sched_groups() / get_group(): a group is the span of the child
+                        // domain (the topology level below, before any degenerate domain is
+                        // removed) of each CPU of the span; a single CPU at the lowest level.
                         let child_spans: Vec<CpuMask> = span
                             .iter()
-                            .map(|i| {
-                                if k == 0 {
-                                    CpuMask::single(i)
-                                } else {
-                                    chains[i][k - 1].1
-                                }
+                            .map(|i| match k {
+                                0 => CpuMask::single(i),
+                                _ => chains[i][k - 1].1,
                             })
                             .collect();
-                        let child_flags: Vec<u32> = span
+                        let group_flags: Vec<u32> = child_spans
                             .iter()
-                            .map(|i| if k == 0 { 0 } else { chains[i][k - 1].2 })
+                            .map(|g| attached.group_flags(&chains, k, g.first().unwrap_or(0)))
                             .collect();
                         domains.push(make_domain(
                             topo,
@@ -301,7 +303,7 @@ impl SchedDomains {
                             span,
                             f,
                             &child_spans,
-                            &child_flags,
+                            &group_flags,
                         ));
                         domains.len() - 1
                     }
@@ -347,6 +349,73 @@ impl SchedDomains {
         })
     }
 
+    /// The shape `build_sched_domains()` guarantees, checked (for tests and the random-scenario
+    /// sweep): each CPU's domains strictly grow bottom up and contain it; each domain's groups
+    /// partition its span, each group being the CPU's next-lower domain span or a single CPU at the
+    /// bottom; `group_of` names the group of every CPU of the span and no other.
+    pub fn check_well_formed(&self, nr_cpus: usize) -> std::result::Result<(), String> {
+        for cpu in 0..nr_cpus {
+            let mut below: Option<CpuMask> = None;
+            for &d in &self.per_cpu[cpu] {
+                let sd = &self.domains[d];
+                if !sd.span.test(cpu) {
+                    return Err(format!(
+                        "CPU{cpu}'s {} domain {} misses it",
+                        sd.level.name(),
+                        sd.span
+                    ));
+                }
+                if let Some(b) = below {
+                    if !b.is_subset_of(&sd.span) || b == sd.span {
+                        return Err(format!(
+                            "CPU{cpu}: {} domain {} does not strictly contain {b}",
+                            sd.level.name(),
+                            sd.span
+                        ));
+                    }
+                }
+                below = Some(sd.span);
+            }
+        }
+        for sd in &self.domains {
+            let mut covered = CpuMask::default();
+            for g in &sd.groups {
+                if g.span.is_empty()
+                    || !g.span.is_subset_of(&sd.span)
+                    || !g.span.and(&covered).is_empty()
+                {
+                    return Err(format!(
+                        "{} domain {}: group {} overlaps another or leaves the span",
+                        sd.level.name(),
+                        sd.span,
+                        g.span
+                    ));
+                }
+                covered = covered.or(&g.span);
+            }
+            if covered != sd.span || sd.groups.len() < 2 {
+                return Err(format!(
+                    "{} domain {}: its {} groups cover {covered}",
+                    sd.level.name(),
+                    sd.span,
+                    sd.groups.len()
+                ));
+            }
+            for cpu in 0..nr_cpus {
+                let g = sd.group_of.get(cpu).copied().unwrap_or(u16::MAX);
+                let inside = sd.span.test(cpu);
+                if inside != (g != u16::MAX) || (inside && !sd.groups[g as usize].span.test(cpu)) {
+                    return Err(format!(
+                        "{} domain {}: group_of[{cpu}] is wrong",
+                        sd.level.name(),
+                        sd.span
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The hierarchy as data for the CLI and the page.
     pub fn view(&self, topo: &Topology) -> DomainsView {
         DomainsView {
@@ -384,36 +453,94 @@ impl SchedDomains {
     }
 }
 
-/// `cpu_attach_domain()`'s clean-up: drop a parent that adds nothing over its child
-/// (`sd_parent_degenerate()`, passing `SD_PREFER_SIBLING` down), then a bottom domain of one CPU
-/// (`sd_degenerate()`; every domain here has `SD_WAKE_AFFINE`, so only a one-CPU span degenerates).
-fn remove_degenerate(mut chain: Vec<(SdLevel, CpuMask, u32)>) -> Vec<(SdLevel, CpuMask, u32)> {
-    let mut i = 0;
-    while i + 1 < chain.len() {
-        let (_, cspan, cflags) = chain[i];
-        let (_, pspan, mut pflags) = chain[i + 1];
-        let parent_degenerate = if pspan.weight() == 1 {
-            true
-        } else if pspan != cspan {
-            false
-        } else {
-            // The parent has a single group (the child's span): group flags mean nothing there.
-            pflags &= !SD_DEGENERATE_GROUPS_MASK;
-            pflags & !cflags == 0
+/// What `cpu_attach_domain()` (v6.8 topology.c) leaves of each CPU's candidate domains, and the
+/// `sg->flags` it rewrites on the way.
+struct Attached {
+    /// Per CPU: (index into its candidate chain, the domain's flags after the clean-up), bottom up.
+    kept: Vec<Vec<(usize, u32)>>,
+    /// `sg->flags` overwritten by the clean-up, by (chain index of the group's domain, the group's
+    /// first CPU); the last write wins, CPUs being attached in order as `build_sched_domains()` does.
+    group_flags_set: Vec<(usize, usize, u32)>,
+}
+
+impl Attached {
+    /// `sg->flags` of the group starting at `first` in the domains of chain index `k`: the flags of
+    /// the child domain it was built from (`get_group()`: `sg->flags = child->flags`, 0 for a single
+    /// CPU at the lowest level), unless the clean-up rewrote them.
+    fn group_flags(&self, chains: &[Vec<(SdLevel, CpuMask, u32)>], k: usize, first: usize) -> u32 {
+        let built = match k {
+            0 => 0,
+            _ => chains[first][k - 1].2,
         };
-        if parent_degenerate {
-            if chain[i + 1].2 & SD_PREFER_SIBLING != 0 {
-                chain[i].2 |= SD_PREFER_SIBLING;
+        self.group_flags_set
+            .iter()
+            .rev()
+            .find(|&&(gk, gfirst, _)| gk == k && gfirst == first)
+            .map_or(built, |&(_, _, f)| f)
+    }
+}
+
+/// `cpu_attach_domain()`'s clean-up of each CPU's domains, as v6.8 has it: drop a parent that adds
+/// nothing over its child (`sd_parent_degenerate()`): the grandparent's local group takes the
+/// child's flags and `SD_PREFER_SIBLING` passes down; then drop a bottom domain of one CPU
+/// (`sd_degenerate()`; every domain here has `SD_WAKE_AFFINE`, so only a one-CPU span degenerates),
+/// clearing the flags of the new bottom domain's local group. (The kernel's clearing loop never
+/// advances past `sd->groups`, so only the local group is cleared; modelled as it is.)
+///
+/// The groups themselves are built before the clean-up from the undegenerated levels, which is why
+/// a machine whose CPUs keep different numbers of levels (SMT cores beside single-thread ones)
+/// still has well-formed groups.
+fn cpu_attach_domains(chains: &[Vec<(SdLevel, CpuMask, u32)>]) -> Attached {
+    let mut kept = Vec::with_capacity(chains.len());
+    let mut group_flags_set = Vec::new();
+    for (cpu, chain) in chains.iter().enumerate() {
+        let mut live: Vec<(usize, u32)> = chain.iter().enumerate().map(|(k, d)| (k, d.2)).collect();
+        let mut i = 0;
+        while i + 1 < live.len() {
+            let (ck, cflags) = live[i];
+            let (pk, mut pflags) = live[i + 1];
+            let (cspan, pspan) = (chain[ck].1, chain[pk].1);
+            let parent_degenerate = if pspan.weight() == 1 {
+                true
+            } else if pspan != cspan {
+                false
+            } else {
+                // The parent has a single group (the child's span): group flags mean nothing there.
+                pflags &= !SD_DEGENERATE_GROUPS_MASK;
+                pflags & !cflags == 0
+            };
+            if parent_degenerate {
+                if let Some(&(gk, _)) = live.get(i + 2) {
+                    group_flags_set.push((gk, group_first_cpu(chains, gk, cpu), cflags));
+                }
+                if live[i + 1].1 & SD_PREFER_SIBLING != 0 {
+                    live[i].1 |= SD_PREFER_SIBLING;
+                }
+                live.remove(i + 1);
+            } else {
+                i += 1;
             }
-            chain.remove(i + 1);
-        } else {
-            i += 1;
         }
+        if live.first().is_some_and(|&(k, _)| chain[k].1.weight() == 1) {
+            live.remove(0);
+            if let Some(&(k, _)) = live.first() {
+                group_flags_set.push((k, group_first_cpu(chains, k, cpu), 0));
+            }
+        }
+        kept.push(live);
     }
-    while chain.first().is_some_and(|d| d.1.weight() == 1) {
-        chain.remove(0);
+    Attached {
+        kept,
+        group_flags_set,
     }
-    chain
+}
+
+/// The first CPU of `cpu`'s own group in its domain of chain index `k` (`sd->groups`).
+fn group_first_cpu(chains: &[Vec<(SdLevel, CpuMask, u32)>], k: usize, cpu: usize) -> usize {
+    match k {
+        0 => cpu,
+        _ => chains[cpu][k - 1].1.first().unwrap_or(cpu),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -425,7 +552,7 @@ fn make_domain(
     span: CpuMask,
     flags: u32,
     child_spans: &[CpuMask],
-    child_flags: &[u32],
+    group_flags: &[u32],
 ) -> SchedDomain {
     // build_sched_groups(): one group per child span, in CPU order.
     let mut groups: Vec<SchedGroup> = Vec::new();
@@ -452,7 +579,7 @@ fn make_domain(
                     min_capacity: *caps.iter().min().unwrap(),
                     max_capacity: *caps.iter().max().unwrap(),
                     asym_prefer_cpu: prefer,
-                    flags: child_flags[i],
+                    flags: group_flags[i],
                 });
                 groups.len() - 1
             }
@@ -592,6 +719,48 @@ mod tests {
         let c = build_config(baseline, &p, None, Governor::Performance).unwrap();
         let d = SchedDomains::build(&t, &c).unwrap();
         (t, d)
+    }
+
+    /// A 4-thread core with two sharing groups beside a single-thread core: the CPUs keep different
+    /// numbers of levels once degenerate domains go, and the groups must still be the spans of each
+    /// CPU's level below (this shape made the build index past a shorter chain).
+    #[test]
+    fn mixed_smt_widths_build_groups_from_the_level_below() {
+        let spec: crate::topology::MachineSpec = serde_json::from_str(
+            r#"{"name": "mixed", "llc": "cluster", "clusters": [
+                {"name": "a", "cores": 1, "threads_per_core": 4, "smt_sharing_groups": [[0, 2], [1, 3]],
+                 "capacity_orig": 1024, "opps_mhz": [1000]},
+                {"name": "b", "cores": 1, "capacity_orig": 512, "opps_mhz": [1000]}]}"#,
+        )
+        .unwrap();
+        let t = Topology::build(&spec).unwrap();
+        for baseline in ["v4.16", "v5.6", "v6.8"] {
+            let c = build_config(baseline, &[], None, Governor::Performance).unwrap();
+            let d = SchedDomains::build(&t, &c).unwrap();
+            d.check_well_formed(t.nr_cpus()).unwrap();
+            let top = &d.domains[*d.per_cpu[4].last().unwrap()];
+            let groups: Vec<String> = top.groups.iter().map(|g| g.span.to_string()).collect();
+            assert_eq!(groups, ["0-3", "4"], "{baseline}");
+            assert_eq!(
+                d.per_cpu[4].len(),
+                1,
+                "{baseline}: CPU4's own levels are degenerate"
+            );
+        }
+        // v5.6 builds SMT from the sharing group: CPU0's SMT domain is {0,2}, its MC has the two
+        // small cores as groups, which carry the SMT flags (`sg->flags = child->flags`).
+        let c = build_config("v5.6", &[], None, Governor::Performance).unwrap();
+        let d = SchedDomains::build(&t, &c).unwrap();
+        let spans: Vec<String> = d.per_cpu[0]
+            .iter()
+            .map(|&i| d.domains[i].span.to_string())
+            .collect();
+        assert_eq!(spans, ["0,2", "0-3", "0-4"]);
+        let mc = &d.domains[d.per_cpu[0][1]];
+        assert!(mc
+            .groups
+            .iter()
+            .all(|g| g.flags & SD_SHARE_CPUCAPACITY != 0));
     }
 
     #[test]
