@@ -110,6 +110,9 @@ struct Ev {
 const ILB_IPI_NS: Nanos = 2 * NSEC_PER_USEC;
 /// The most zero-time ops a task may execute in a row (a program looping without `Run`).
 const MAX_OPS_WITHOUT_WORK: u32 = 100_000;
+/// The most reschedules and active balances handled at one instant (see `Engine::drain`): far more
+/// than any machine's CPUs could need (each CPU reschedules a few times per event at most).
+const MAX_DRAIN_ROUNDS: u32 = 1_000_000;
 
 pub struct Engine<'a> {
     w: World,
@@ -491,9 +494,22 @@ impl<'a> Engine<'a> {
         })
     }
 
-    /// Handle everything a step left pending: active balances, then reschedules.
+    /// Handle everything a step left pending: active balances, then reschedules. Each round does
+    /// work or clears a request, but a workload can keep asking (tasks that wake each other without
+    /// doing any work): past [`MAX_DRAIN_ROUNDS`] the run stops with an error rather than loop
+    /// inside one instant of simulated time.
     fn drain(&mut self) {
+        let mut rounds = 0u32;
         loop {
+            rounds += 1;
+            if rounds > MAX_DRAIN_ROUNDS {
+                self.fail(Error::Workload(format!(
+                    "the tasks keep rescheduling each other at {} ns without doing any work ({MAX_DRAIN_ROUNDS} \
+                     reschedules in one instant): give the looping tasks some work (a run or sleep)",
+                    self.w.now
+                )));
+                return;
+            }
             if let Some((src, dst)) = self.w.pending_active.pop() {
                 self.active_load_balance(src, dst);
                 continue;
@@ -657,8 +673,12 @@ impl<'a> Engine<'a> {
                 if self.error.is_some() {
                     return;
                 }
-                // Blocked, exited, moved, or yielded: pick again.
+                // Blocked, exited, moved, or yielded: pick again. That pick is the `__schedule()`
+                // the step asked for (`sched_yield()` and blocking call `schedule()` themselves), so
+                // the request is satisfied here: left set, it would make `drain()` schedule this CPU
+                // again for nothing, forever if the next pick yields again.
                 if self.w.rqs[cpu].curr != Some(t) || self.w.tasks[t].work_left == 0 {
+                    self.w.need_resched.clear(cpu);
                     continue;
                 }
             }

@@ -414,3 +414,57 @@ fn a_cpu_bound_task_keeps_its_cpus_utilization_through_slice_ends() {
     }
     assert!(seen > 0);
 }
+
+#[test]
+fn a_yield_spinner_beside_a_running_task_lets_time_advance() {
+    // Fuzz finding D4: on one CPU, a task yielding in a loop and a task running 1 us in a loop.
+    // The yield's reschedule request used to outlive the pick it asked for, so `drain()` kept
+    // scheduling the CPU at one instant, forever. Now the runner makes progress until the stop.
+    let spin = Program::new("y", vec![Op::Yield, Op::Jump(0)]);
+    let runner = Program::new(
+        "r",
+        vec![
+            Op::Run {
+                work: 1000 * WORK_SCALE,
+                jitter_ppm: 0,
+            },
+            Op::Count(1),
+            Op::Jump(0),
+        ],
+    );
+    let mut inst = forking(CpuMask::single(4), vec![spin, runner], Metric::Count);
+    inst.stop_at = Some(20 * NSEC_PER_MSEC);
+    let out = run("hikey960", &inst).unwrap();
+    assert_eq!(out.sim_ns, 20 * NSEC_PER_MSEC);
+    // The runner shares the CPU with the spinner, which gives it back at once: nearly all of it.
+    assert!(out.value > 15_000.0, "{}", out.value);
+}
+
+#[test]
+fn tasks_waking_each_other_without_work_are_an_error_not_a_hang() {
+    // Two tasks on two CPUs hand a token back and forth with no work in between: every wake-up
+    // reschedules the other CPU at the same instant. The engine stops with a message instead of
+    // looping inside one event.
+    let ping = Program::new(
+        "ping",
+        vec![
+            Op::SetAffinity(CpuMask::single(4)),
+            Op::Resume(0),
+            Op::Suspend(1),
+            Op::Jump(1),
+        ],
+    );
+    let pong = Program::new(
+        "pong",
+        vec![
+            Op::SetAffinity(CpuMask::single(5)),
+            Op::Suspend(0),
+            Op::Resume(1),
+            Op::Jump(1),
+        ],
+    );
+    let mut inst = forking(CpuMask::single(4).or(&CpuMask::single(5)), vec![ping, pong], Metric::Count);
+    inst.events = 2;
+    let e = run("hikey960", &inst).unwrap_err().to_string();
+    assert!(e.contains("reschedules in one instant"), "{e}");
+}
