@@ -39,6 +39,22 @@ impl fmt::Display for Error {
     }
 }
 
+impl Error {
+    /// The same error with `what` (the part of the input it concerns) in front of its message,
+    /// keeping its kind, so the kind's words ("invalid kernel configuration: ...") are said once.
+    pub fn context(self, what: &str) -> Error {
+        let prefix = |m: String| format!("{what}: {m}");
+        match self {
+            Error::Topology(m) => Error::Topology(prefix(m)),
+            Error::Config(m) => Error::Config(prefix(m)),
+            Error::Workload(m) => Error::Workload(prefix(m)),
+            Error::Scenario(m) => Error::Scenario(prefix(m)),
+            Error::Limit(m) => Error::Limit(prefix(m)),
+            unknown @ Error::Unknown { .. } => Error::Scenario(prefix(unknown.to_string())),
+        }
+    }
+}
+
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -20,6 +20,12 @@ use serde::{Deserialize, Serialize};
 pub const SCENARIO_VERSION: u32 = 1;
 /// Most runs one plan may have.
 pub const MAX_RUNS: usize = 200_000;
+/// Most memory the workload programs of one plan may take, all swept values together
+/// ([`Instance::footprint_bytes`]), so a scenario that fits in a link cannot make
+/// [`Plan::new`] allocate gigabytes before its first run. The largest built-in plan (E2's kernbench
+/// suite) takes under 1 MiB; 64 MiB leaves room for big hand-made sweeps while keeping a page's
+/// worker well inside what a browser grants it.
+pub const MAX_PLAN_PROGRAM_BYTES: usize = 64 << 20;
 
 /// A machine by preset name or in full.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -286,7 +292,7 @@ impl Plan {
         let mut variants = Vec::new();
         for v in &scenario.variants {
             let config = build_config(&v.baseline, &v.patches, v.config.as_ref(), v.governor)
-                .map_err(|e| Error::Config(format!("variant '{}': {e}", v.name)))?;
+                .map_err(|e| e.context(&format!("variant '{}'", v.name)))?;
             let domains = SchedDomains::build(&topo, &config)?;
             variants.push(PlannedVariant {
                 name: v.name.clone(),
@@ -315,10 +321,37 @@ impl Plan {
             None => ("run".to_string(), vec![(scenario.workload.clone(), 0)]),
         };
         let params: Vec<u64> = specs.iter().map(|(_, v)| *v).collect();
-        let mut instances = specs
-            .iter()
-            .map(|(w, _)| w.instantiate(&topo))
-            .collect::<Result<Vec<_>>>()?;
+        // Count the runs before instantiating anything: a sweep's values are cheap to list and
+        // expensive to build.
+        let total = variants
+            .len()
+            .saturating_mul(params.len())
+            .saturating_mul(scenario.runs as usize);
+        if total > MAX_RUNS {
+            return Err(Error::Limit(format!(
+                "the scenario has {total} runs ({} variants x {} {} values x {} runs); at most {MAX_RUNS}",
+                variants.len(),
+                params.len(),
+                param_name,
+                scenario.runs
+            )));
+        }
+        let mut instances = Vec::with_capacity(specs.len());
+        let mut footprint = 0usize;
+        for (w, v) in &specs {
+            let inst = w.instantiate(&topo)?;
+            footprint += inst.footprint_bytes();
+            if footprint > MAX_PLAN_PROGRAM_BYTES {
+                return Err(Error::Limit(format!(
+                    "the workload programs of the sweep's first {} values (the last {param_name} {v}) \
+                     take {:.1} MiB, more than the {} MiB a plan may hold: sweep fewer or smaller values",
+                    instances.len() + 1,
+                    footprint as f64 / (1 << 20) as f64,
+                    MAX_PLAN_PROGRAM_BYTES >> 20
+                )));
+            }
+            instances.push(inst);
+        }
         if let Some(cpus) = &scenario.taskset {
             let mask = crate::cpumask::CpuMask::try_from(cpus.clone()).map_err(Error::Scenario)?;
             if mask.is_empty() || !mask.is_subset_of(&topo.all_cpus()) {
@@ -330,12 +363,6 @@ impl Plan {
             for inst in &mut instances {
                 inst.taskset = Some(mask);
             }
-        }
-        let total = variants.len() * params.len() * scenario.runs as usize;
-        if total > MAX_RUNS {
-            return Err(Error::Limit(format!(
-                "the scenario has {total} runs; at most {MAX_RUNS}"
-            )));
         }
         Ok(Plan {
             metric: scenario.workload.metric(),

@@ -352,6 +352,12 @@ impl KernelConfig {
                 "sched_migration_cost_ns and schedutil_rate_limit_us must be at most 1 s".into(),
             ));
         }
+        if self.hwp_window_us == 0 || self.hwp_window_us > 1_000_000 {
+            return Err(Error::Config(format!(
+                "hwp_window_us must be 1 us to 1 s, not {}",
+                self.hwp_window_us
+            )));
+        }
         if let Some(ap) = &self.asym_packing {
             if ap.levels.is_empty() {
                 return Err(Error::Config(

@@ -117,8 +117,7 @@ pub fn builtin(name: &str) -> Result<Scenario> {
                 .chain(SUITES.iter().map(|s| s.0.to_string()))
                 .collect(),
         })?;
-    Scenario::from_json(b.json)
-        .map_err(|e| Error::Scenario(format!("built-in scenario '{name}': {e}")))
+    Scenario::from_json(b.json).map_err(|e| e.context(&format!("built-in scenario '{name}'")))
 }
 
 /// The scenarios of a built-in name: a suite's members, or the scenario itself.

@@ -282,7 +282,8 @@ impl Topology {
             turbo.sort_by_key(|b| b.max_active_cores);
             let top = *opps_khz.last().unwrap();
             for b in &turbo {
-                if b.max_active_cores == 0 || b.mhz * 1000 < top || b.mhz > 20_000 {
+                // The range test first: `mhz * 1000` of an unchecked number can overflow.
+                if b.mhz > 20_000 || b.max_active_cores == 0 || b.mhz * 1000 < top {
                     return Err(Error::Topology(format!(
                         "{who}: turbo bin {} cores / {} MHz must have at least one core and a frequency \
                          at or above the highest OPP ({} MHz)",
@@ -298,6 +299,12 @@ impl Topology {
                         return Err(Error::Topology(format!(
                             "{who}: cpu_ids lists {} CPUs but the cluster has {nthreads} threads",
                             ids.len()
+                        )));
+                    }
+                    if let Some(&id) = ids.iter().find(|&&id| id >= MAX_CPUS) {
+                        return Err(Error::Topology(format!(
+                            "{who}: cpu_ids: CPU id {id} is out of range (0 to {})",
+                            MAX_CPUS - 1
                         )));
                     }
                     ids.clone()

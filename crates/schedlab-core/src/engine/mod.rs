@@ -57,6 +57,34 @@ pub struct Limits {
     pub max_tasks: usize,
 }
 
+impl Limits {
+    /// These limits, none above `max`'s: what a page runs a scenario from a link with, so that a
+    /// link cannot make a visitor's browser simulate for hours.
+    pub fn at_most(self, max: Limits) -> Limits {
+        Limits {
+            max_sim_seconds: self.max_sim_seconds.min(max.max_sim_seconds),
+            max_events: self.max_events.min(max.max_events),
+            max_tasks: self.max_tasks.min(max.max_tasks),
+        }
+    }
+
+    /// The limits set above `max`'s, as `name value (max)` phrases, for telling a user which of
+    /// a scenario's limits were lowered.
+    pub fn above(&self, max: &Limits) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, v, m) in [
+            ("max_sim_seconds", self.max_sim_seconds, max.max_sim_seconds),
+            ("max_events", self.max_events, max.max_events),
+            ("max_tasks", self.max_tasks as u64, max.max_tasks as u64),
+        ] {
+            if v > m {
+                out.push(format!("{name} {v} (at most {m})"));
+            }
+        }
+        out
+    }
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
@@ -445,7 +473,9 @@ impl<'a> Engine<'a> {
                 }
             }
             self.drain();
-            if self.check_invariants {
+            // An event the engine aborted (`fail`) leaves a half-done state behind: its error is
+            // the run's outcome, and checking the state would only report that half.
+            if self.check_invariants && self.error.is_none() {
                 self.verify()?;
             }
         }

@@ -463,7 +463,11 @@ fn tasks_waking_each_other_without_work_are_an_error_not_a_hang() {
             Op::Jump(1),
         ],
     );
-    let mut inst = forking(CpuMask::single(4).or(&CpuMask::single(5)), vec![ping, pong], Metric::Count);
+    let mut inst = forking(
+        CpuMask::single(4).or(&CpuMask::single(5)),
+        vec![ping, pong],
+        Metric::Count,
+    );
     inst.events = 2;
     let e = run("hikey960", &inst).unwrap_err().to_string();
     assert!(e.contains("reschedules in one instant"), "{e}");

@@ -235,6 +235,23 @@ impl Instance {
         }
     }
 
+    /// Roughly how many bytes of memory the instance's programs hold: what a plan pays for each
+    /// swept value before anything runs (see [`crate::experiment::MAX_PLAN_PROGRAM_BYTES`]).
+    pub fn footprint_bytes(&self) -> usize {
+        let programs: usize = self
+            .programs
+            .iter()
+            .map(|p| {
+                std::mem::size_of::<Program>()
+                    + p.name.len()
+                    + p.ops.len() * std::mem::size_of::<Op>()
+            })
+            .sum();
+        programs
+            + (self.initial.len() + self.pools.len() + self.channels.len())
+                * std::mem::size_of::<u64>()
+    }
+
     /// Checks that every op refers to objects and programs that exist, so the engine can index
     /// without checks.
     pub fn validate(&self) -> Result<()> {
