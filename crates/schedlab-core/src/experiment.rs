@@ -340,6 +340,18 @@ impl Plan {
         let mut footprint = 0usize;
         for (w, v) in &specs {
             let inst = w.instantiate(&topo)?;
+            let max_ns = scenario
+                .limits
+                .max_sim_seconds
+                .saturating_mul(crate::units::NSEC_PER_SEC);
+            if let Some(stop) = inst.stop_at.filter(|&stop| stop > max_ns) {
+                return Err(Error::Limit(format!(
+                    "the workload runs for {} s (its duration), longer than limits.max_sim_seconds {}: \
+                     raise the limit or shorten the duration",
+                    stop as f64 / 1e9,
+                    scenario.limits.max_sim_seconds
+                )));
+            }
             footprint += inst.footprint_bytes();
             if footprint > MAX_PLAN_PROGRAM_BYTES {
                 return Err(Error::Limit(format!(

@@ -359,6 +359,7 @@ fn Main() -> Html {
         // A link whose scenario does not check says why instead of waiting forever.
         let embed_message = match page.configured() {
             Err(e) if page.phase == state::Phase::Idle && !page.draft.stale() => e,
+            _ if page.message.is_empty() => page.draft.limits_lowered.clone().unwrap_or_default(),
             _ => page.message.clone(),
         };
         return html! {
@@ -439,6 +440,9 @@ fn Main() -> Html {
                 <Share scenario={page.configured().ok()} view={view} />
                 if let Some(d) = description {
                     <details class="description"><summary>{"About this scenario"}</summary><p>{ d }</p></details>
+                }
+                if let Some(note) = &page.draft.limits_lowered {
+                    <p class="hint" id="limits-lowered" role="note">{ note.clone() }</p>
                 }
                 <Progress progress={page.progress()} state={page.phase.name()} message={page.message.clone()} />
             </section>

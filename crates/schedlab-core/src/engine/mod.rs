@@ -248,9 +248,21 @@ impl<'a> Engine<'a> {
 
     /// Every runnable task is on exactly one runqueue (queued or running), runqueue counts and
     /// weights match their tasks, a CPU runs at most one task, and blocked tasks are on none.
+    ///
+    /// One pass over the event queue and the runqueues: linear in the machine's size per event, so
+    /// checked sweeps stay within a few times the cost of plain runs.
     fn verify(&self) -> Result<()> {
         let n = self.w.nr_cpus();
         let mut seen = vec![0u32; self.w.tasks.len()];
+        // Which CPUs have the completion event of their current generation pending.
+        let mut armed = vec![false; n];
+        for Reverse(e) in self.heap.iter() {
+            if let EvKind::RunDone { cpu, gen } = e.kind {
+                if self.w.rqs[cpu].gen == gen {
+                    armed[cpu] = true;
+                }
+            }
+        }
         for cpu in 0..n {
             let rq = &self.w.rqs[cpu];
             let mut weight = 0;
@@ -305,11 +317,7 @@ impl<'a> Engine<'a> {
             }
             if let Some(t) = rq.curr {
                 // Whatever curr does, its completion event (for this generation) is pending.
-                let armed = self
-                    .heap
-                    .iter()
-                    .any(|Reverse(e)| e.kind == EvKind::RunDone { cpu, gen: rq.gen });
-                if !armed {
+                if !armed[cpu] {
                     return Err(Error::Scenario(format!(
                         "invariant: CPU{cpu} runs task {t} (work left {}) with no completion event",
                         self.w.tasks[t].work_left
@@ -322,15 +330,14 @@ impl<'a> Engine<'a> {
                 )));
             }
         }
+        let mut busy_cores = vec![0u32; self.w.active_cores.len()];
+        for c in &self.w.topo.cores {
+            if c.iter().any(|i| self.w.busy_since[i].is_some()) {
+                busy_cores[self.w.topo.cpus[c.first().unwrap_or(0)].package] += 1;
+            }
+        }
         for (p, &n) in self.w.active_cores.iter().enumerate() {
-            let busy = self
-                .w
-                .topo
-                .cores
-                .iter()
-                .filter(|c| self.w.topo.cpus[c.first().unwrap()].package == p)
-                .filter(|c| c.iter().any(|i| self.w.busy_since[i].is_some()))
-                .count() as u32;
+            let busy = busy_cores[p];
             if busy != n {
                 return Err(Error::Scenario(format!(
                     "invariant: package {p} counts {n} active cores, {busy} are"
@@ -424,8 +431,12 @@ impl<'a> Engine<'a> {
         let mut events = 0u64;
         while self.live_tasks > 0 && self.error.is_none() {
             let Some(Reverse(ev)) = self.heap.pop() else {
-                // Everyone is blocked: a run with a duration simply ends then (rt-app does).
+                // Everyone is blocked: a run with a duration simply ends then (rt-app does), if
+                // the duration is within the limit.
                 if let Some(stop) = self.inst.stop_at {
+                    if stop > max_ns {
+                        return Err(self.past_time_limit());
+                    }
                     self.w.now = stop.max(self.w.now);
                     break;
                 }
@@ -439,15 +450,17 @@ impl<'a> Engine<'a> {
                     self.w.now, ev.t
                 )));
             }
-            if ev.t > max_ns {
-                return Err(Error::Limit(format!(
-                    "the run did not finish within {} simulated seconds",
-                    self.limits.max_sim_seconds
-                )));
-            }
-            if self.inst.stop_at.is_some_and(|stop| ev.t > stop) {
-                self.w.now = self.inst.stop_at.unwrap();
+            // The stop time first: a run whose duration equals the limit ends at its duration.
+            if let Some(stop) = self
+                .inst
+                .stop_at
+                .filter(|&stop| ev.t > stop && stop <= max_ns)
+            {
+                self.w.now = stop;
                 break;
+            }
+            if ev.t > max_ns {
+                return Err(self.past_time_limit());
             }
             self.w.now = ev.t;
             events += 1;
@@ -522,6 +535,13 @@ impl<'a> Engine<'a> {
             decisions: self.w.log.take(),
             task_programs: self.w.tasks.iter().map(|t| t.program).collect(),
         })
+    }
+
+    fn past_time_limit(&self) -> Error {
+        Error::Limit(format!(
+            "the run did not finish within {} simulated seconds (limits.max_sim_seconds)",
+            self.limits.max_sim_seconds
+        ))
     }
 
     /// Handle everything a step left pending: active balances, then reschedules. Each round does

@@ -8,6 +8,7 @@
 //! plain Rust, so the tests call it directly.
 
 use schedlab_core::domains::SchedDomains;
+use schedlab_core::engine::Limits;
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
 use schedlab_core::Error;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,31 @@ pub struct Checked {
     pub domains: Vec<(String, DomainsVm)>,
     /// The preset the machine form equals, if any.
     pub machine_preset: Option<String>,
+    /// Said when the scenario asks for limits above the page's: which were lowered, and where to
+    /// run it as it is.
+    pub limits_lowered: Option<String>,
+}
+
+/// The most a scenario may ask of a visitor's browser: the core's default limits. A link or file
+/// that raises its own limits runs within these on the page (and says so); the CLI runs it as it is.
+pub const PAGE_LIMITS: Limits = Limits {
+    max_sim_seconds: 600,
+    max_events: 50_000_000,
+    max_tasks: 20_000,
+};
+
+/// The scenario with its limits lowered to [`PAGE_LIMITS`], and what was lowered, if anything.
+pub fn within_page_limits(mut scenario: Scenario) -> (Scenario, Option<String>) {
+    let above = scenario.limits.above(&PAGE_LIMITS);
+    scenario.limits = scenario.limits.at_most(PAGE_LIMITS);
+    let note = (!above.is_empty()).then(|| {
+        format!(
+            "This scenario raises its limits above the page's: {}. The page runs it within its own \
+             limits, so longer runs end with a limit error; `schedlab run` runs it as it is.",
+            above.join(", ")
+        )
+    });
+    (scenario, note)
 }
 
 /// Builds the forms into a scenario, with the problems found and the domain views.
@@ -70,6 +96,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
+        limits_lowered: None,
     };
     // `Some(None)`: nothing swept; `None`: the sweep has a problem.
     let sweep = match sweep {
@@ -90,13 +117,13 @@ pub fn check(forms: &Forms) -> Checked {
     if !p.is_empty() {
         return failed(p);
     }
-    let scenario = Scenario {
+    let (scenario, limits_lowered) = within_page_limits(Scenario {
         machine,
         workload,
         sweep: sweep.map(|(param, values)| Sweep { param, values }),
         variants,
         ..forms.base.clone()
-    };
+    });
     // The plan's own checks (sweep values the generator rejects, run limits), with one run per
     // cell: the run controls set the real count later.
     let mut one = scenario.clone();
@@ -110,6 +137,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems: p,
         domains,
         machine_preset,
+        limits_lowered,
     }
 }
 
@@ -141,6 +169,33 @@ mod tests {
             let json = crate::protocol::encode(&checked);
             assert_eq!(crate::protocol::decode::<Checked>(&json).unwrap(), checked);
         }
+    }
+
+    #[test]
+    fn a_scenario_raising_its_limits_runs_within_the_pages_and_says_so() {
+        assert_eq!(
+            PAGE_LIMITS,
+            Limits::default(),
+            "the page's maxima are the core's defaults"
+        );
+        let mut s = scenarios::builtin("hikey960-asym-packing").unwrap();
+        s.limits.max_sim_seconds = u64::MAX;
+        s.limits.max_events = 1_000;
+        let checked = check(&Draft::new(&s).forms());
+        let built = checked.scenario.expect("E1 builds");
+        assert_eq!(built.limits.max_sim_seconds, PAGE_LIMITS.max_sim_seconds);
+        assert_eq!(
+            built.limits.max_events, 1_000,
+            "lower limits stay as they are"
+        );
+        let note = checked.limits_lowered.expect("said");
+        assert!(
+            note.contains("max_sim_seconds 18446744073709551615 (at most 600)"),
+            "{note}"
+        );
+        let shipped =
+            check(&Draft::new(&scenarios::builtin("hikey960-asym-packing").unwrap()).forms());
+        assert_eq!(shipped.limits_lowered, None);
     }
 
     #[test]

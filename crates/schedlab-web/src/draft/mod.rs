@@ -98,6 +98,8 @@ pub struct Draft {
     pub domains: Rc<Vec<(String, DomainsVm)>>,
     /// The preset the machine form equals, whatever the state of the other forms.
     pub machine_preset: Option<String>,
+    /// The last check lowered the scenario's limits to the page's, and says so.
+    pub limits_lowered: Option<String>,
     /// The forms' revision: unique over all drafts of the page, so an answer meant for another
     /// draft or an earlier edit is never taken.
     revision: u64,
@@ -138,6 +140,7 @@ impl Draft {
             problems: Problems::default(),
             domains: Rc::new(Vec::new()),
             machine_preset,
+            limits_lowered: None,
             revision: 0,
             checked: None,
             due: false,
@@ -185,6 +188,7 @@ impl Draft {
         };
         self.domains = Rc::new(checked.domains);
         self.machine_preset = checked.machine_preset;
+        self.limits_lowered = checked.limits_lowered;
         self.checked = Some(revision);
         true
     }
