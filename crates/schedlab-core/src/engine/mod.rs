@@ -263,8 +263,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        for cpu in 0..n {
-            let rq = &self.w.rqs[cpu];
+        for (cpu, rq) in self.w.rqs.iter().enumerate() {
             let mut weight = 0;
             let members: Vec<TaskId> = rq.queue.iter().map(|&(_, t)| t).chain(rq.curr).collect();
             for &t in &members {
