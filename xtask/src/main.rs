@@ -7,6 +7,7 @@
 //! cargo xtask test                   setup, then every check CI runs, in order, stopping at the first failure
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
 //! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
+//! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! ```
 //!
 //! Everything a fresh clone needs is installed from here (`.ci/run` is `cargo xtask test`):
@@ -21,6 +22,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
+
+mod fuzz;
 
 /// trunk's version: 0.22 needs a newer rustc than this project's 1.95.
 const TRUNK_VERSION: &str = "0.21.14";
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Some("test") => ctx.test(),
         Some("e2e") => ctx.e2e_only(),
         Some("bench") => ctx.bench(),
+        Some("fuzz") => ctx.fuzz(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!("{}", USAGE);
             Ok(())
@@ -77,14 +81,16 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench|fuzz>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
-  test   setup, then fmt, clippy (native and wasm32), tests, the core's wasm build and dependency
-         guard, wasm-bindgen tests in Chromium, the release page build and the browser e2e tests
+  test   setup, then fmt, clippy (native and wasm32), tests, the fuzz targets (30 s each, when
+         nightly is installed), the core's wasm build and dependency guard, wasm-bindgen tests in
+         Chromium, the release page build and the browser e2e tests
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
-  bench  native benchmark (schedlab bench) and the same sweep in headless Chromium";
+  bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
+  fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)";
 
 struct Ctx {
     root: PathBuf,
@@ -210,6 +216,7 @@ impl Ctx {
             "cargo test --workspace (native)",
             cmd("cargo", &["test", "--workspace"]),
         )?;
+        self.fuzz_in_test()?;
         self.step(
             "cargo build -p schedlab-core (wasm32, no JS host)",
             cmd("cargo", &["build", "-p", "schedlab-core", "--target", WASM]),
