@@ -4,7 +4,7 @@
 //! Needs a nightly toolchain (cargo-fuzz builds with `-Z` sanitizer-coverage flags); installs
 //! cargo-fuzz when it is missing. Each target runs for N seconds (default 60) with
 //! `-rss_limit_mb=2048` and a per-input `-timeout`, its corpus in target/fuzz-corpus/TARGET
-//! (seeded from fuzz/seeds/TARGET, the built-in scenarios and, when it exists, the shared corpus
+//! (seeded from fuzz/seeds/TARGET, fuzz/regressions/TARGET, the built-in scenarios and, when it exists, the shared corpus
 //! beside the repository: ../shared/corpus/rt-app and ../shared/corpus/fuzz-findings; copied at
 //! run time, never into the repository) and its findings in target/fuzz-artifacts/TARGET. The
 //! output of libFuzzer goes to target/fuzz-logs/TARGET.log; the summary line per target gives the
@@ -32,8 +32,9 @@ pub const TEST_SECONDS: u64 = 30;
 const RSS_LIMIT_MB: u32 = 2048;
 /// libFuzzer's per-input limit in seconds: an input that runs longer is a hang. A checked run
 /// verifies the engine after every event, so a legitimate input under the fuzz limits (2 simulated
-/// seconds, 200k events, 256 tasks) can take a few seconds; a hang runs forever.
-const TIMEOUT_S: u32 = 30;
+/// seconds, 200k events, 256 tasks) takes up to about a second in the instrumented build (0.9 s
+/// for the slowest built-in, power9-bigcore-asym-smt); a hang runs forever.
+const TIMEOUT_S: u32 = 20;
 /// Prefixes of libFuzzer's artifact files.
 const ARTIFACT_KINDS: &[&str] = &["crash", "timeout", "oom", "leak", "slow-unit"];
 
@@ -167,6 +168,25 @@ fn is_artifact(p: &Path) -> bool {
             .iter()
             .any(|k| n.starts_with(&format!("{k}-")))
     })
+}
+
+/// `3 (2 crash, 1 oom)`: how many artifacts of each kind, in [`ARTIFACT_KINDS`] order.
+pub fn count_kinds(artifacts: &[PathBuf]) -> String {
+    let kinds: Vec<String> = ARTIFACT_KINDS
+        .iter()
+        .filter_map(|k| {
+            let n = artifacts
+                .iter()
+                .filter(|a| {
+                    a.file_name()
+                        .and_then(OsStr::to_str)
+                        .is_some_and(|f| f.starts_with(&format!("{k}-")))
+                })
+                .count();
+            (n > 0).then(|| format!("{n} {k}"))
+        })
+        .collect();
+    format!("{} ({})", artifacts.len(), kinds.join(", "))
 }
 
 /// The one-line verdict on a toolchain list (`rustup toolchain list`).
@@ -334,10 +354,13 @@ impl Ctx {
     fn seed_corpus(&self, target: &str, corpus: &Path) -> Result<usize> {
         fs::create_dir_all(corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
         let mut seeds: Vec<(String, Vec<u8>)> = Vec::new();
-        let committed = self.root.join("fuzz").join("seeds").join(target);
-        for p in files_under(&committed) {
-            if let Ok(b) = fs::read(&p) {
-                seeds.push((corpus_name("seed", &committed, &p), b));
+        // The committed seeds, and the inputs of past findings (fuzz/regressions/TARGET).
+        for (dir, prefix) in [("seeds", "seed"), ("regressions", "regression")] {
+            let committed = self.root.join("fuzz").join(dir).join(target);
+            for p in files_under(&committed) {
+                if let Ok(b) = fs::read(&p) {
+                    seeds.push((corpus_name(prefix, &committed, &p), b));
+                }
             }
         }
         // Scenario files: the built-ins, and the shared findings (scenarios unless named
@@ -406,7 +429,7 @@ impl Ctx {
             None => "(no shared corpus beside the repository)".into(),
         };
         println!(
-            "fuzz: {target}: corpus {} ({copied} seeds added from fuzz/seeds, the built-ins {from_shared})",
+            "fuzz: {target}: corpus {} ({copied} seeds added from fuzz/seeds, fuzz/regressions, the built-ins {from_shared})",
             corpus.display()
         );
         Ok(copied)
@@ -444,18 +467,29 @@ impl Ctx {
             );
             return Ok(());
         }
-        let list: Vec<String> = findings
-            .iter()
-            .map(|f| {
-                format!(
-                    "  {}: {}\n    reproduce: cargo +nightly fuzz run -s none {} {}",
-                    f.target,
+        /// Files named per target in the closing error; the rest are counted.
+        const LISTED: usize = 5;
+        let mut list = Vec::new();
+        for &target in &args.targets {
+            let mine: Vec<&Finding> = findings.iter().filter(|f| f.target == target).collect();
+            for f in mine.iter().take(LISTED) {
+                list.push(format!(
+                    "  {target}: {}\n    reproduce: cargo +nightly fuzz run -s none {target} {}",
                     f.artifact.display(),
-                    f.target,
                     f.artifact.display()
-                )
-            })
-            .collect();
+                ));
+            }
+            if mine.len() > LISTED {
+                list.push(format!(
+                    "  {target}: and {} more in {}",
+                    mine.len() - LISTED,
+                    self.target_dir
+                        .join("fuzz-artifacts")
+                        .join(target)
+                        .display()
+                ));
+            }
+        }
         Err(format!(
             "the fuzzers found {} input(s) that crash, hang or run out of memory:\n{}",
             findings.len(),
@@ -516,17 +550,7 @@ impl Ctx {
             .collect();
         let show_opt = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
         let outcome = if !new.is_empty() {
-            let kinds: Vec<String> = new
-                .iter()
-                .filter_map(|a| {
-                    a.file_name()?
-                        .to_str()?
-                        .split('-')
-                        .next()
-                        .map(str::to_string)
-                })
-                .collect();
-            format!("FOUND {} ({})", new.len(), kinds.join(", "))
+            format!("FOUND {}", count_kinds(&new))
         } else if status.success() {
             "clean".to_string()
         } else {
