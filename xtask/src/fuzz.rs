@@ -35,8 +35,8 @@ const RSS_LIMIT_MB: u32 = 2048;
 /// seconds, 200k events, 256 tasks) takes up to about a second in the instrumented build (0.9 s
 /// for the slowest built-in, power9-bigcore-asym-smt); a hang runs forever.
 const TIMEOUT_S: u32 = 20;
-/// Prefixes of libFuzzer's artifact files.
-const ARTIFACT_KINDS: &[&str] = &["crash", "timeout", "oom", "leak", "slow-unit"];
+/// Prefixes of the libFuzzer artifact files that are findings (a `slow-unit-*` is not).
+const ARTIFACT_KINDS: &[&str] = &["crash", "timeout", "oom", "leak"];
 
 const USAGE: &str =
     "usage: cargo xtask fuzz [TARGET] [--seconds N] [--keep-going]   (TARGET: one of scenario_json, \
@@ -148,6 +148,15 @@ pub fn crash_reason(log: &str) -> Option<String> {
         }
     }
     libfuzzer
+}
+
+/// The files libFuzzer says it wrote (`... Test unit written to PATH`).
+pub fn written_artifacts(log: &str) -> Vec<PathBuf> {
+    log.lines()
+        .filter_map(|l| l.split_once("Test unit written to ").map(|(_, p)| p.trim()))
+        .map(PathBuf::from)
+        .filter(|p| is_artifact(p))
+        .collect()
 }
 
 /// The libFuzzer artifacts (crash-*, timeout-*, oom-*...) of a directory, sorted.
@@ -279,8 +288,7 @@ impl Ctx {
     /// it is skipped when there is no nightly toolchain.
     pub(crate) fn fuzz_in_test(&self) -> Result {
         if let Some(why) = self.no_nightly() {
-            let n = self.begin_step("fuzz targets");
-            println!("--- [{n}] fuzz targets: skipped ({why})");
+            println!("\n--- fuzz targets: skipped ({why})");
             return Ok(());
         }
         self.fuzz_targets(&FuzzArgs {
@@ -544,10 +552,16 @@ impl Ctx {
             .map_err(|e| format!("{title}: cannot start {}: {e}", show(&c)))?;
         let text = fs::read_to_string(&log_path).unwrap_or_default();
         let stats = summarize(&text);
-        let new: Vec<PathBuf> = artifacts(&artifact_dir)
+        // New files, and those the log names (an input found again overwrites its old file).
+        let mut new: Vec<PathBuf> = artifacts(&artifact_dir)
             .into_iter()
             .filter(|a| !before.contains(a))
             .collect();
+        for a in written_artifacts(&text) {
+            if a.exists() && !new.contains(&a) {
+                new.push(a);
+            }
+        }
         let show_opt = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
         let outcome = if !new.is_empty() {
             format!("FOUND {}", count_kinds(&new))
@@ -668,6 +682,9 @@ mod tests {
             Some("out-of-memory (used: 2100Mb; exceeds: 2048Mb)")
         );
         assert_eq!(crash_reason("Done 5 runs in 1 second(s)\n"), None);
+        let log = "MS: 0 ;\nartifact_prefix='/t/a/'; Test unit written to /t/a/crash-12ab\nBase64: e30=\n\
+                   Test unit written to ./slow-unit-9\n";
+        assert_eq!(written_artifacts(log), [PathBuf::from("/t/a/crash-12ab")]);
     }
 
     #[test]
