@@ -181,6 +181,13 @@ impl Ctx {
             cmd("cargo", &["fmt", "--all", "--", "--check"]),
         )?;
         self.step(
+            "cargo fmt --check of fuzz/ (its own workspace)",
+            cmd(
+                "cargo",
+                &["fmt", "--manifest-path", "fuzz/Cargo.toml", "--", "--check"],
+            ),
+        )?;
+        self.step(
             "cargo clippy --workspace --all-targets (native)",
             cmd(
                 "cargo",
