@@ -7,6 +7,7 @@
 //! cargo xtask test                   setup, then every check CI runs, in order, stopping at the first failure
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
 //! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
+//! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! ```
 //!
 //! Everything a fresh clone needs is installed from here (`.ci/run` is `cargo xtask test`):
@@ -22,6 +23,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+mod fuzz;
+mod sizes;
+
 /// trunk's version: 0.22 needs a newer rustc than this project's 1.95.
 const TRUNK_VERSION: &str = "0.21.14";
 /// What `wasm-opt --version` must report (npm `binaryen@132.0.0`, see package.json).
@@ -32,10 +36,6 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const FORBIDDEN_IN_CORE: &[&str] = &["wasm-bindgen", "js-sys", "web-sys", "getrandom"];
 const WASM: &str = "wasm32-unknown-unknown";
 const BENCH_SCENARIO: &str = "hikey960-asym-packing";
-/// Largest the page's own wasm may be, in bytes (it was 865 KB when the draft's checks moved to
-/// the worker; 995 KB before).
-const APP_WASM_BUDGET: u64 = 900_000;
-
 type Result<T = ()> = std::result::Result<T, String>;
 
 fn main() -> ExitCode {
@@ -55,6 +55,7 @@ fn main() -> ExitCode {
         Some("test") => ctx.test(),
         Some("e2e") => ctx.e2e_only(),
         Some("bench") => ctx.bench(),
+        Some("fuzz") => ctx.fuzz(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!("{}", USAGE);
             Ok(())
@@ -77,14 +78,16 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench|fuzz>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
-  test   setup, then fmt, clippy (native and wasm32), tests, the core's wasm build and dependency
-         guard, wasm-bindgen tests in Chromium, the release page build and the browser e2e tests
+  test   setup, then fmt, clippy (native and wasm32), tests, the fuzz targets (30 s each, when
+         nightly is installed), the core's wasm build and dependency guard, wasm-bindgen tests in
+         Chromium, the release page build and the browser e2e tests
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
-  bench  native benchmark (schedlab bench) and the same sweep in headless Chromium";
+  bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
+  fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)";
 
 struct Ctx {
     root: PathBuf,
@@ -175,6 +178,13 @@ impl Ctx {
             cmd("cargo", &["fmt", "--all", "--", "--check"]),
         )?;
         self.step(
+            "cargo fmt --check of fuzz/ (its own workspace)",
+            cmd(
+                "cargo",
+                &["fmt", "--manifest-path", "fuzz/Cargo.toml", "--", "--check"],
+            ),
+        )?;
+        self.step(
             "cargo clippy --workspace --all-targets (native)",
             cmd(
                 "cargo",
@@ -210,6 +220,7 @@ impl Ctx {
             "cargo test --workspace (native)",
             cmd("cargo", &["test", "--workspace"]),
         )?;
+        self.fuzz_in_test()?;
         self.step(
             "cargo build -p schedlab-core (wasm32, no JS host)",
             cmd("cargo", &["build", "-p", "schedlab-core", "--target", WASM]),
@@ -391,40 +402,6 @@ impl Ctx {
         self.target_dir
             .join("release")
             .join(format!("schedlab{}", env::consts::EXE_SUFFIX))
-    }
-
-    fn print_sizes(&self) -> Result {
-        let dist = self.root.join("dist");
-        let mut files: Vec<PathBuf> = fs::read_dir(&dist)
-            .map_err(|e| format!("{}: {e}", dist.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| matches!(p.extension().and_then(|x| x.to_str()), Some("wasm" | "js")))
-            .collect();
-        files.sort();
-        println!("{:<40} {:>22} {:>22}", "dist/", "bytes", "gzip -9 bytes");
-        let (mut raw_total, mut gz_total) = (0, 0);
-        for f in &files {
-            let bytes = fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?;
-            let gz = gzip_len(&bytes);
-            raw_total += bytes.len();
-            gz_total += gz;
-            let name = f.file_name().unwrap_or_default().to_string_lossy();
-            println!("{name:<40} {:>22} {:>22}", human(bytes.len()), human(gz));
-        }
-        println!(
-            "{:<40} {:>22} {:>22}",
-            "total (wasm + js)",
-            human(raw_total),
-            human(gz_total)
-        );
-        let app = files.iter().find(|f| is_app_wasm(f));
-        let app_len = match app {
-            Some(f) => fs::metadata(f)
-                .map_err(|e| format!("{}: {e}", f.display()))?
-                .len(),
-            None => return Err("dist/ has no app-*_bg.wasm: did trunk build the page?".into()),
-        };
-        check_app_budget(app_len)
     }
 
     // ---- setup pieces --------------------------------------------------------------------------
@@ -669,42 +646,6 @@ fn modified(p: &Path) -> Option<std::time::SystemTime> {
     fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
-/// The page's own wasm (trunk names it `app-<hash>_bg.wasm`; the worker's is `worker_bg.wasm`).
-fn is_app_wasm(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("app-") && n.ends_with("_bg.wasm"))
-}
-
-/// The page's wasm must stay well under 1 MB: everything that builds or runs the model belongs in
-/// the worker's (ARCHITECTURE.md, "The page and its workers").
-fn check_app_budget(len: u64) -> Result {
-    if len > APP_WASM_BUDGET {
-        return Err(format!(
-            "the page's wasm is {} bytes, over its budget of {APP_WASM_BUDGET}: move what grew into \
-             the worker (see ARCHITECTURE.md), or measure with twiggy what did",
-            len
-        ));
-    }
-    println!("app wasm {len} bytes: within its budget of {APP_WASM_BUDGET}");
-    Ok(())
-}
-
-fn gzip_len(bytes: &[u8]) -> usize {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    enc.write_all(bytes).expect("writing to a Vec cannot fail");
-    enc.finish().expect("writing to a Vec cannot fail").len()
-}
-
-/// `n` bytes, exactly and in KiB/MiB.
-fn human(n: usize) -> String {
-    if n >= 1024 * 1024 {
-        format!("{n} ({:.2} MiB)", n as f64 / (1024.0 * 1024.0))
-    } else {
-        format!("{n} ({:.1} KiB)", n as f64 / 1024.0)
-    }
-}
-
 /// The version of package `name` in a Cargo.lock (the first one, if several).
 fn lock_version(lock: &str, name: &str) -> Option<String> {
     let want = format!("name = \"{name}\"");
@@ -801,28 +742,5 @@ mod tests {
         assert!(is_pass_fail_line("0 passed, 1 failed"));
         assert!(!is_pass_fail_line("ok   7 passed tests"));
         assert!(!is_pass_fail_line("x passed, 0 failed"));
-    }
-
-    #[test]
-    fn the_app_wasm_is_told_from_the_worker_and_held_to_its_budget() {
-        assert!(is_app_wasm(Path::new("dist/app-d11be9f3a362330f_bg.wasm")));
-        assert!(!is_app_wasm(Path::new("dist/worker_bg.wasm")));
-        assert!(!is_app_wasm(Path::new("dist/app-d11be9f3a362330f.js")));
-        assert!(check_app_budget(APP_WASM_BUDGET).is_ok());
-        assert!(check_app_budget(APP_WASM_BUDGET + 1)
-            .unwrap_err()
-            .contains("worker"));
-    }
-
-    #[test]
-    fn gzip_shrinks_repetitive_bytes() {
-        let bytes = vec![b'a'; 10_000];
-        assert!(gzip_len(&bytes) < 100);
-    }
-
-    #[test]
-    fn sizes_read_well() {
-        assert_eq!(human(2048), "2048 (2.0 KiB)");
-        assert_eq!(human(3 * 1024 * 1024), "3145728 (3.00 MiB)");
     }
 }
