@@ -24,17 +24,37 @@ pub enum Error {
     Limit(String),
 }
 
+/// Text shown on one line: control characters (a newline inside a quoted key or name from the
+/// input, say) are written as escapes, so every message stays one line whatever it quotes.
+struct OneLine<'a>(&'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                fmt::Write::write_char(f, c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Topology(m) => write!(f, "invalid machine: {m}"),
-            Error::Config(m) => write!(f, "invalid kernel configuration: {m}"),
-            Error::Workload(m) => write!(f, "invalid workload: {m}"),
-            Error::Scenario(m) => write!(f, "invalid scenario: {m}"),
-            Error::Unknown { kind, name, known } => {
-                write!(f, "unknown {kind} '{name}'; known: {}", known.join(", "))
-            }
-            Error::Limit(m) => write!(f, "limit exceeded: {m}"),
+            Error::Topology(m) => write!(f, "invalid machine: {}", OneLine(m)),
+            Error::Config(m) => write!(f, "invalid kernel configuration: {}", OneLine(m)),
+            Error::Workload(m) => write!(f, "invalid workload: {}", OneLine(m)),
+            Error::Scenario(m) => write!(f, "invalid scenario: {}", OneLine(m)),
+            Error::Unknown { kind, name, known } => write!(
+                f,
+                "unknown {kind} '{}'; known: {}",
+                OneLine(name),
+                known.join(", ")
+            ),
+            Error::Limit(m) => write!(f, "limit exceeded: {}", OneLine(m)),
         }
     }
 }
@@ -58,3 +78,26 @@ impl Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_one_line_whatever_it_quotes() {
+        let e = Error::Workload("rt-app: expected ':' after the key \"run\n  \"sleep\"".into());
+        assert_eq!(
+            e.to_string(),
+            "invalid workload: rt-app: expected ':' after the key \"run\\n  \"sleep\""
+        );
+        let u = Error::Unknown {
+            kind: "machine preset",
+            name: "tc\r\n2".into(),
+            known: vec!["tc2".into()],
+        };
+        assert_eq!(
+            u.to_string(),
+            "unknown machine preset 'tc\\r\\n2'; known: tc2"
+        );
+    }
+}
