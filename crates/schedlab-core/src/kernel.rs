@@ -94,6 +94,53 @@ pub enum WakeAffine {
     IdleThenWeight,
 }
 
+/// How far `select_idle_cpu()` scans the LLC for an idle CPU.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SisScan {
+    /// v4.9-v4.12: the whole LLC (SIS_AVG_CPU exists but defaults off).
+    Full,
+    /// SIS_PROP (v4.13-v5.18 default; v4.13-v5.12 form): at most
+    /// `max(4, llc_weight * (this_rq()->avg_idle / 512) / (sd_llc->avg_scan_cost + 1))` CPUs, where
+    /// `avg_scan_cost` is an EWMA (1/8) of the cost of the scans that ran to their end. v5.13+ read
+    /// `wake_avg_idle` instead and v5.12+ skip the limit while an idle core is hoped for; no
+    /// baseline falls in v5.13-v5.19, so that form is not modelled.
+    Prop,
+    /// SIS_UTIL (v6.0+, Chen Yu; v5.19 still has SIS_PROP only): at most
+    /// `sd_llc_shared->nr_idle_scan` CPUs, which `update_idle_cpu_scan()` sets from the LLC's
+    /// utilization at each periodic LLC balance; none at all when it is 0.
+    Util,
+}
+
+/// How `select_idle_sibling()` looks for an idle core and an idle SMT sibling.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SisCoreScan {
+    /// v4.9-v5.11: `select_idle_core()` (only while `has_idle_cores` is set; a failed scan clears
+    /// it), then `select_idle_cpu()` from target, then `select_idle_smt()` on target's siblings.
+    Separate,
+    /// v5.12+ (Mel Gorman, "Merge select_idle_core/cpu()"): without the hint, `select_idle_smt()` on
+    /// prev's siblings first; `select_idle_cpu()` then scans whole cores (no scan limit) while the
+    /// hint is set, remembering the first idle CPU, and single CPUs otherwise; from target + 1
+    /// (v5.15+; v5.12 still started at target).
+    Merged,
+}
+
+/// The era of `p->recent_used_cpu` in `select_idle_sibling()`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecentUsedCpu {
+    /// Before v4.16: no recent_used_cpu.
+    Off,
+    /// v4.16-v5.12 (32e839dda3ba, Mel Gorman): the candidate is used when idle and sharing target's
+    /// LLC, and only then replaced by prev; an affine wake-up sets the *waker's*
+    /// `current->recent_used_cpu` to the waking CPU (`select_task_rq_fair()`).
+    WakerCpu,
+    /// v5.15+ (read in v5.15 and v6.8; absent in v5.12): `p->recent_used_cpu = prev` on every pass
+    /// through that step, and the waker's is no longer set.
+    Prev,
+}
+
 /// What `arch_scale_freq_capacity()` divides the current frequency by.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -155,8 +202,29 @@ pub struct KernelConfig {
     /// posted did not, which is how a new sysbench thread lands on a big CPU.
     pub find_idlest_spare_at_fork: bool,
     pub wake_affine: WakeAffine,
-    /// `select_idle_sibling()` tries `p->recent_used_cpu` (v4.16+, Mel Gorman).
-    pub sis_recent_used_cpu: bool,
+    /// `wake_cap()` brings the task's utilization up to date with `sync_entity_load_avg()` before
+    /// testing it (v4.10+; v4.9's tests the signal as last updated, at the task's dequeue).
+    pub wake_cap_sync: bool,
+    /// `wake_affine_idle()` returns an idle prev_cpu when this_cpu is busy (`if
+    /// (available_idle_cpu(prev_cpu)) return prev_cpu;`): present in v5.12 and later, absent in
+    /// v4.15-v5.10 (read in v5.8 and v5.10).
+    pub wake_affine_idle_prev: bool,
+    /// `select_idle_sibling()`'s `p->recent_used_cpu` candidate, by era.
+    pub sis_recent_used_cpu: RecentUsedCpu,
+    /// `select_idle_cpu()`'s scan limit, by era.
+    pub sis_scan: SisScan,
+    /// `select_idle_core()` / `select_idle_smt()` / `select_idle_cpu()` structure, by era.
+    pub sis_core_scan: SisCoreScan,
+    /// The cost of `select_idle_cpu()` visiting one CPU, in ns: the kernel times the scan with
+    /// `cpu_clock()` and keeps `sd_llc->avg_scan_cost` for SIS_PROP. **[assumed]** 100 ns: each
+    /// visit reads another CPU's runqueue state (`idle_cpu()`: `rq->curr`, `nr_running`,
+    /// `ttwu_pending`), about one cache miss to another core's L2 or a remote LLC slice, which is
+    /// 50-100 ns on the x86 servers modelled; the model has no clock to time the real scan with.
+    pub sis_scan_cost_per_cpu_ns: u64,
+    /// The spare-capacity `find_idlest_group()` ([`FindIdlest::SpareCapacity`]) ends with the
+    /// SD_NUMA test `min_runnable_load + imbalance >= this_runnable_load -> stay local`. Absent in
+    /// v4.10-v4.16 (read); present by v5.4 in the form the model has [unverified era boundary].
+    pub find_idlest_spare_numa: bool,
     /// `select_idle_sibling()` is capacity-aware under SD_ASYM_CPUCAPACITY_FULL:
     /// `select_idle_capacity()` (v5.7+) and `asym_fits_cpu()` on the early candidates (v5.10+).
     pub sis_asym_capacity: bool,
@@ -224,7 +292,13 @@ impl KernelConfig {
             find_idlest: FindIdlest::SpareCapacity,
             find_idlest_spare_at_fork: false,
             wake_affine: WakeAffine::IdleThenWeight,
-            sis_recent_used_cpu: true,
+            wake_cap_sync: true,
+            wake_affine_idle_prev: false,
+            sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
+            sis_scan: SisScan::Prop,
+            sis_core_scan: SisCoreScan::Separate,
+            sis_scan_cost_per_cpu_ns: 100,
+            find_idlest_spare_numa: false,
             sis_asym_capacity: false,
             asym_packing: None,
             smt_domain: SmtDomainSpan::Core,
@@ -257,6 +331,10 @@ impl KernelConfig {
             util_est: true,
             find_idlest: FindIdlest::Classify,
             sis_asym_capacity: true,
+            wake_affine_idle_prev: true,
+            sis_recent_used_cpu: RecentUsedCpu::Prev,
+            sis_scan: SisScan::Util,
+            sis_core_scan: SisCoreScan::Merged,
             smt_domain: SmtDomainSpan::SharingGroup,
             prefer_sibling_all_levels: true,
             smt_balance: true,
@@ -282,7 +360,9 @@ impl KernelConfig {
             label: "v4.9".into(),
             find_idlest: FindIdlest::Load,
             wake_affine: WakeAffine::Load,
-            sis_recent_used_cpu: false,
+            wake_cap_sync: false,
+            sis_recent_used_cpu: RecentUsedCpu::Off,
+            sis_scan: SisScan::Full,
             schedutil_busy_hold: false,
             ..KernelConfig::v4_16()
         }
@@ -302,6 +382,10 @@ impl KernelConfig {
             lb_util_shr_bound: false,
             numa_imbalance: NumaImbalance::LocalIdle,
             schedutil_rate_limit_us: 500,
+            wake_affine_idle_prev: false,
+            sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
+            sis_scan: SisScan::Prop,
+            sis_core_scan: SisCoreScan::Separate,
             ..KernelConfig::v6_8()
         }
     }
@@ -345,6 +429,11 @@ impl KernelConfig {
             if v == 0 || v > 1_000_000_000 {
                 return Err(Error::Config(format!("{name} must be 1 ns to 1 s")));
             }
+        }
+        if self.sis_scan_cost_per_cpu_ns == 0 || self.sis_scan_cost_per_cpu_ns > 1_000_000 {
+            return Err(Error::Config(
+                "sis_scan_cost_per_cpu_ns must be 1 ns to 1 ms".into(),
+            ));
         }
         if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000
         {
@@ -439,8 +528,9 @@ Patch {
     description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level \
                   spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below; \
                   wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker)) \
-                  to the slow path; find_idlest_group() considers spare capacity.",
-    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
+                  to the slow path, after syncing the task's utilization to now (\"Sync task util before \
+                  slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity.",
+    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "wake_cap_sync": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
 },
 Patch {
     name: "x86-freq-invariance",

@@ -130,13 +130,13 @@ fn shr_bound_lets_the_idle_little_pull_after_a_balance_failure() {
 fn select_idle_sibling_prefers_target_then_prev_then_the_next_idle_cpu() {
     let mut w = world("hikey960-dynamiq", "v4.16", &[]);
     let p = add_task(&mut w, 0, 100);
-    assert_eq!(w.select_idle_sibling(p, 2, 5), 5);
+    assert_eq!(w.select_idle_sibling(p, 2, 5, 5), 5);
     add_task(&mut w, 5, 100);
-    assert_eq!(w.select_idle_sibling(p, 2, 5), 2);
+    assert_eq!(w.select_idle_sibling(p, 2, 5, 5), 2);
     add_task(&mut w, 2, 100);
     w.tasks[p].recent_used_cpu = 2;
     assert_eq!(
-        w.select_idle_sibling(p, 2, 5),
+        w.select_idle_sibling(p, 2, 5, 5),
         6,
         "select_idle_cpu() scans from target + 1"
     );
