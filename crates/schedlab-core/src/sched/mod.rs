@@ -495,4 +495,6 @@ impl World {
 }
 
 #[cfg(test)]
+mod sis_tests;
+#[cfg(test)]
 mod tests;
