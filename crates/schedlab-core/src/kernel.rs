@@ -271,6 +271,10 @@ pub struct KernelConfig {
 impl KernelConfig {
     /// The arm64 mainline of the DynamIQ RFC's time (v4.16, March 2018): no capacity awareness on
     /// arm64 (no `SD_ASYM_CPUCAPACITY`, no misfit), PELT scaling contributions, busy_factor 32.
+    /// Wake-up (read in v4.16.13): SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/
+    /// `select_idle_smt()` in turn, `recent_used_cpu` with the waker's update (new in v4.16),
+    /// `wake_affine_idle()` without the idle-prev step, a spare-capacity `find_idlest_group()`
+    /// without the SD_NUMA clause.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form (group types, migration types).
     /// With one CPU-bound task per CPU and no capacity flags, v4.16's `find_busiest_group()` and the
@@ -321,7 +325,9 @@ impl KernelConfig {
     }
 
     /// v6.8 (pre-EEVDF runqueue; see [`crate::sched::rq`] for what that leaves out): capacity
-    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117.
+    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117. Wake-up: SIS_UTIL
+    /// (SIS_PROP is gone), the merged core/CPU scan with `select_idle_smt(prev)` first,
+    /// `p->recent_used_cpu = prev` on every pass, the idle-prev step of `wake_affine_idle()`.
     pub fn v6_8() -> KernelConfig {
         KernelConfig {
             label: "v6.8".into(),
@@ -350,7 +356,7 @@ impl KernelConfig {
 
     /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
     /// wake-up path (no `wake_cap()`, load-based `find_idlest_group()`, the old `wake_affine()`), no
-    /// `recent_used_cpu`. The 2016 series is the `asym-cpu-capacity-2016` patch.
+    /// `recent_used_cpu`, and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is the `asym-cpu-capacity-2016` patch.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
     /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
@@ -370,7 +376,8 @@ impl KernelConfig {
 
     /// v5.6: the v5.5 load-balance rework and `find_idlest_group()` classification are in; not yet
     /// `select_idle_capacity()` (v5.7), the v5.10 busy_factor/imbalance_pct changes, `smt_balance`
-    /// (v6.6) or the `shr_bound` migrate_util test (v6.8). Frequency invariance is on as arm64 had
+    /// (v6.6) or the `shr_bound` migrate_util test (v6.8); the wake-up path is v4.16's (SIS_PROP,
+    /// separate core/CPU/SMT scans, the waker's `recent_used_cpu`, no idle-prev step). Frequency invariance is on as arm64 had
     /// it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
     pub fn v5_6() -> KernelConfig {
         KernelConfig {

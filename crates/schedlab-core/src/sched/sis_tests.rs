@@ -273,3 +273,22 @@ fn wake_cap_syncs_the_sleeping_tasks_utilization_from_v4_10() {
     // v4.9's wake_cap() tests the stale 600: does not fit 80% of 430.
     assert!(wake_cap_after_sleep(r#"{"wake_cap_sync": false}"#));
 }
+
+/// A fork from the only task of a two-node Ivy Bridge-EP (v4.16's spare-capacity
+/// find_idlest_group(), which skips spare capacity at fork): the node the child lands on.
+fn numa_fork_node(overrides: &str) -> usize {
+    let mut w = world_with("ivb-ep", "v4.16", &[], overrides);
+    let parent = add_task(&mut w, 0, 100);
+    let child = sleeper(&mut w, 0);
+    let (cpu, _) = w.select_task_rq_fair(child, Some(parent), 0, WakeKind::Fork);
+    w.topo.cpus[cpu].package
+}
+
+#[test]
+fn the_spare_capacity_find_idlest_group_of_v4_16_has_no_numa_clause() {
+    // v4.10-v4.16: local runnable load 1024 * 1024 / 20480 = 51 is within the 256 imbalance of
+    // the idle node, but 100 * 51 < 112 * 0 fails, so the idle node wins.
+    assert_eq!(numa_fork_node("{}"), 1);
+    // With the later SD_NUMA clause, min_runnable_load + imbalance >= this_runnable_load: stay.
+    assert_eq!(numa_fork_node(r#"{"find_idlest_spare_numa": true}"#), 0);
+}
