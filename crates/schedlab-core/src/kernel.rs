@@ -106,7 +106,8 @@ pub enum SisScan {
     /// `wake_avg_idle` instead and v5.12+ skip the limit while an idle core is hoped for; no
     /// baseline falls in v5.13-v5.19, so that form is not modelled.
     Prop,
-    /// SIS_UTIL (v6.0+, Chen Yu; v5.19 still has SIS_PROP only): at most
+    /// SIS_UTIL (v6.0+, Chen Yu: read in v6.0.19 with SIS_PROP defaulting off, and v6.8 without
+    /// SIS_PROP; v5.19 still has SIS_PROP only): at most
     /// `sd_llc_shared->nr_idle_scan` CPUs, which `update_idle_cpu_scan()` sets from the LLC's
     /// utilization at each periodic LLC balance; none at all when it is 0.
     Util,
@@ -122,7 +123,8 @@ pub enum SisCoreScan {
     /// v5.12+ (Mel Gorman, "Merge select_idle_core/cpu()"): without the hint, `select_idle_smt()` on
     /// prev's siblings first; `select_idle_cpu()` then scans whole cores (no scan limit) while the
     /// hint is set, remembering the first idle CPU, and single CPUs otherwise; from target + 1
-    /// (v5.15+; v5.12 still started at target).
+    /// (v5.15+; v5.12-v5.14 still started at target). Read in v5.12.9, v5.14, v5.15, v6.0, v6.8;
+    /// v5.11.14 still has the separate form.
     Merged,
 }
 
@@ -132,12 +134,14 @@ pub enum SisCoreScan {
 pub enum RecentUsedCpu {
     /// Before v4.16: no recent_used_cpu.
     Off,
-    /// v4.16-v5.12 (32e839dda3ba, Mel Gorman): the candidate is used when idle and sharing target's
-    /// LLC, and only then replaced by prev; an affine wake-up sets the *waker's*
-    /// `current->recent_used_cpu` to the waking CPU (`select_task_rq_fair()`).
+    /// v4.16-v5.12 (32e839dda3ba, Mel Gorman; read in v4.16.13, v5.6, v5.7, v5.10, v5.11,
+    /// v5.12): the candidate is used when idle and sharing target's LLC, and only then replaced by
+    /// prev; an affine wake-up sets the *waker's* `current->recent_used_cpu` to the waking CPU
+    /// (`select_task_rq_fair()`). v5.14 (read) has dropped the waker's update but still replaces
+    /// only when used: that in-between form is not modelled (no baseline falls there).
     WakerCpu,
-    /// v5.15+ (read in v5.15 and v6.8; absent in v5.12): `p->recent_used_cpu = prev` on every pass
-    /// through that step, and the waker's is no longer set.
+    /// v5.15+ (read in v5.15, v6.0 and v6.8): `p->recent_used_cpu = prev` on every pass through
+    /// that step, and the waker's is not set.
     Prev,
 }
 
@@ -206,8 +210,8 @@ pub struct KernelConfig {
     /// testing it (v4.10+; v4.9's tests the signal as last updated, at the task's dequeue).
     pub wake_cap_sync: bool,
     /// `wake_affine_idle()` returns an idle prev_cpu when this_cpu is busy (`if
-    /// (available_idle_cpu(prev_cpu)) return prev_cpu;`): present in v5.12 and later, absent in
-    /// v4.15-v5.10 (read in v5.8 and v5.10).
+    /// (available_idle_cpu(prev_cpu)) return prev_cpu;`): v5.11+ (read in v5.11.14, v5.12, v5.14,
+    /// v6.0, v6.8), absent in v4.15-v5.10 (read in v4.16, v5.6, v5.7, v5.8.18, v5.10.13).
     pub wake_affine_idle_prev: bool,
     /// `select_idle_sibling()`'s `p->recent_used_cpu` candidate, by era.
     pub sis_recent_used_cpu: RecentUsedCpu,

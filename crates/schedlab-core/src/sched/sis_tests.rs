@@ -245,7 +245,7 @@ fn affine_idle_prev(baseline: &str, overrides: &str) -> usize {
 }
 
 #[test]
-fn wake_affine_idle_keeps_an_idle_prev_from_v5_12() {
+fn wake_affine_idle_keeps_an_idle_prev_from_v5_11() {
     // v6.8: this_cpu busy, not sync, prev idle -> prev, and select_idle_sibling() keeps it.
     assert_eq!(affine_idle_prev("v6.8", "{}"), 24);
     // v5.6: wake_affine_weight(): 1024 * 100 * 1024 < 2048 * 112 * 1024, so the waker's CPU;

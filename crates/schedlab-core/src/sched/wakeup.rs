@@ -59,7 +59,7 @@ impl World {
     }
 
     /// `wake_affine_idle()` (v4.15+): an idle waking CPU sharing prev's LLC (prev itself if idle
-    /// too); the waker's CPU for a sync wake-up from its only task; and, v5.12+
+    /// too); the waker's CPU for a sync wake-up from its only task; and, v5.11+
     /// ([`crate::kernel::KernelConfig::wake_affine_idle_prev`]), an idle prev.
     fn wake_affine_idle(&self, this_cpu: usize, prev_cpu: usize, sync: bool) -> Option<usize> {
         if self.idle_cpu(this_cpu) && self.sd.cpus_share_cache(this_cpu, prev_cpu) {
