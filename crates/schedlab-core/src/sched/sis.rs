@@ -14,8 +14,8 @@
 //! `prev_aff`/`cpus_share_resources()` steps do nothing); the per-cpu-kthread stacking rule
 //! (v5.6+; not in v4.16) never applies (no kthreads); the scan counts only the task's allowed CPUs
 //! (v5.x; v4.16 also counted the disallowed ones against SIS_PROP's limit); the cost of a scan is
-//! a fixed cost per CPU visited ([`crate::kernel::KernelConfig::sis_scan_cost_per_cpu_ns`], **[assumed]**), where
-//! the kernel times it with `cpu_clock()`.
+//! a fixed cost per CPU visited ([`crate::kernel::KernelConfig::sis_scan_cost_per_cpu_ns`],
+//! **[assumed]**), where the kernel times it with `cpu_clock()`.
 
 use super::wakeup::fits_capacity;
 use super::{TaskId, World};
