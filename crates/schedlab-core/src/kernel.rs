@@ -195,9 +195,15 @@ pub struct KernelConfig {
     /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
     /// only acts under `SD_ASYM_CPUCAPACITY`.
     pub misfit: bool,
-    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6): a task that does not fit ~80% of
-    /// min(capacity(prev), capacity(waker)) skips the affine fast path.
+    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6, removed in v5.7): a task that does not
+    /// fit ~80% of min(capacity(prev), capacity(waker)) skips the affine fast path, on a root
+    /// domain whose `max_cpu_capacity` exceeds that minimum by 1/8 or more. v4.9 and v4.16 (read)
+    /// apply it wherever `capacity_orig` differs, with or without SD_ASYM_CPUCAPACITY.
     pub wake_cap: bool,
+    /// `wake_cap()` returns 0 unless the `sched_asym_cpucapacity` static key is on, i.e. some
+    /// domain has SD_ASYM_CPUCAPACITY (read in v5.6; not in v4.16) [era boundary unverified:
+    /// the key came with the v4.20 asymmetric-capacity work].
+    pub wake_cap_asym_gate: bool,
     /// v4.9 `sd_init()`: SD_BALANCE_WAKE on an SD_ASYM_CPUCAPACITY domain and every domain below.
     pub balance_wake_on_asym: bool,
     pub find_idlest: FindIdlest,
@@ -275,7 +281,8 @@ pub struct KernelConfig {
 impl KernelConfig {
     /// The arm64 mainline of the DynamIQ RFC's time (v4.16, March 2018): no capacity awareness on
     /// arm64 (no `SD_ASYM_CPUCAPACITY`, no misfit), PELT scaling contributions, busy_factor 32.
-    /// Wake-up (read in v4.16.13): SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/
+    /// Wake-up (read in v4.16.13): `wake_cap()` (active on HiKey960, whose capacities differ),
+    /// SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/
     /// `select_idle_smt()` in turn, `recent_used_cpu` with the waker's update (new in v4.16),
     /// `wake_affine_idle()` without the idle-prev step, a spare-capacity `find_idlest_group()`
     /// without the SD_NUMA clause.
@@ -295,7 +302,8 @@ impl KernelConfig {
             asym_cpucapacity_detection: false,
             misfit: false,
             util_est: false,
-            wake_cap: false,
+            wake_cap: true,
+            wake_cap_asym_gate: false,
             balance_wake_on_asym: false,
             find_idlest: FindIdlest::SpareCapacity,
             find_idlest_spare_at_fork: false,
@@ -340,6 +348,7 @@ impl KernelConfig {
             misfit: true,
             util_est: true,
             find_idlest: FindIdlest::Classify,
+            wake_cap: false,
             sis_asym_capacity: true,
             wake_affine_idle_prev: true,
             sis_recent_used_cpu: RecentUsedCpu::Prev,
@@ -359,8 +368,8 @@ impl KernelConfig {
     }
 
     /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
-    /// wake-up path (no `wake_cap()`, load-based `find_idlest_group()`, the old `wake_affine()`), no
-    /// `recent_used_cpu`, and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is the `asym-cpu-capacity-2016` patch.
+    /// wake-up path (load-based `find_idlest_group()`, the old `wake_affine()`, `wake_cap()` without
+    /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`, and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is the `asym-cpu-capacity-2016` patch.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
     /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
@@ -393,6 +402,8 @@ impl KernelConfig {
             lb_util_shr_bound: false,
             numa_imbalance: NumaImbalance::LocalIdle,
             schedutil_rate_limit_us: 500,
+            wake_cap: true,
+            wake_cap_asym_gate: true,
             wake_affine_idle_prev: false,
             sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
             sis_scan: SisScan::Prop,

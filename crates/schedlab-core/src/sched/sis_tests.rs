@@ -255,8 +255,8 @@ fn wake_affine_idle_keeps_an_idle_prev_from_v5_11() {
 
 /// TC2 with the 2016 series: a task of util 600 slept on A7 CPU 2 for 100 ms before prev's
 /// cfs_rq last updated, and is woken from A7 CPU 3.
-fn wake_cap_after_sleep(overrides: &str) -> bool {
-    let mut w = world_with("tc2", "v4.9", &["asym-cpu-capacity-2016"], overrides);
+fn wake_cap_after_sleep(patches: &[&str], overrides: &str) -> bool {
+    let mut w = world_with("tc2", "v4.9", patches, overrides);
     add_task(&mut w, 3, 100);
     let p = sleeper(&mut w, 2);
     let sa = &mut w.tasks[p].avg;
@@ -268,10 +268,13 @@ fn wake_cap_after_sleep(overrides: &str) -> bool {
 
 #[test]
 fn wake_cap_syncs_the_sleeping_tasks_utilization_from_v4_10() {
-    // v4.10: sync_entity_load_avg() decays 600 over 100 ms (~3 half-lives) to ~70, which fits.
-    assert!(!wake_cap_after_sleep("{}"));
-    // v4.9's wake_cap() tests the stale 600: does not fit 80% of 430.
-    assert!(wake_cap_after_sleep(r#"{"wake_cap_sync": false}"#));
+    // The series as merged in v4.10: sync_entity_load_avg() decays 600 over 100 ms (~3
+    // half-lives) to ~70, which fits.
+    let series = ["asym-cpu-capacity-2016"];
+    assert!(!wake_cap_after_sleep(&series, "{}"));
+    assert!(wake_cap_after_sleep(&series, r#"{"wake_cap_sync": false}"#));
+    // v4.9's own wake_cap() (given TC2's capacities) tests the stale 600: does not fit 80% of 430.
+    assert!(wake_cap_after_sleep(&[], r#"{"arch_cpu_capacity": true}"#));
 }
 
 /// A fork from the only task of a two-node Ivy Bridge-EP (v4.16's spare-capacity
@@ -291,4 +294,43 @@ fn the_spare_capacity_find_idlest_group_of_v4_16_has_no_numa_clause() {
     assert_eq!(numa_fork_node("{}"), 1);
     // With the later SD_NUMA clause, min_runnable_load + imbalance >= this_runnable_load: stay.
     assert_eq!(numa_fork_node(r#"{"find_idlest_spare_numa": true}"#), 0);
+}
+
+/// HiKey960 (classic big.LITTLE, capacities 462 and 1024): a task of util 600 that last ran on
+/// little CPU 1 is woken from little CPU 2; did `wake_cap()` say it does not fit?
+fn hikey_wake_cap(baseline: &str, overrides: &str) -> bool {
+    let mut w = world_with("hikey960", baseline, &[], overrides);
+    let waker = add_task(&mut w, 2, 100);
+    let p = sleeper(&mut w, 1);
+    let sa = &mut w.tasks[p].avg;
+    sa.util_avg = 600;
+    sa.util_sum = 600 * sa.divider();
+    w.log = Some(Vec::new());
+    w.select_task_rq_fair(p, Some(waker), 2, WakeKind::Wakeup { sync: false });
+    match w.log.as_ref().unwrap().last() {
+        Some(super::log::Decision::Wakeup(d)) => {
+            assert_eq!(d.want_affine, !d.wake_cap);
+            d.wake_cap
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn wake_cap_applies_wherever_capacities_differ_until_v5_x_gated_it_on_asym_capacity() {
+    // v4.16: rd->max_cpu_capacity 1024 - 462 >= 1024 / 8 and 462 * 1024 < 600 * 1280: no affine
+    // wake-up, though mainline arm64 sets no SD_ASYM_CPUCAPACITY.
+    assert!(hikey_wake_cap("v4.16", "{}"));
+    // v5.6: only under sched_asym_cpucapacity.
+    assert!(hikey_wake_cap("v5.6", "{}"));
+    assert!(!hikey_wake_cap(
+        "v5.6",
+        r#"{"asym_cpucapacity_detection": false}"#
+    ));
+    assert!(hikey_wake_cap(
+        "v4.16",
+        r#"{"asym_cpucapacity_detection": false}"#
+    ));
+    // v5.7 removed wake_cap().
+    assert!(!hikey_wake_cap("v6.8", "{}"));
 }

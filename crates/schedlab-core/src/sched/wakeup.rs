@@ -166,6 +166,11 @@ impl World {
     /// ([`crate::kernel::KernelConfig::wake_cap_sync`]) first decays the sleeping task's signals to
     /// prev's cfs_rq clock (`sync_entity_load_avg()`), so a long sleep lowers the utilization tested.
     pub fn wake_cap(&mut self, p: TaskId, cpu: usize, prev_cpu: usize) -> bool {
+        // sched_asym_cpucapacity (v5.x): the waking CPU's domains stand for the system's; every
+        // preset's asymmetric domain spans all CPUs.
+        if self.config.wake_cap_asym_gate && self.sd.sd_asym_cpucapacity[cpu].is_none() {
+            return false;
+        }
         let min_cap = self.capacity_of(cpu).min(self.capacity_of(prev_cpu));
         let max_cap = self.sd.max_cpu_capacity;
         if max_cap - min_cap < max_cap >> 3 {
