@@ -229,7 +229,8 @@ pub struct KernelConfig {
     /// `cpu_clock()` and keeps `sd_llc->avg_scan_cost` for SIS_PROP. **[assumed]** 100 ns: each
     /// visit reads another CPU's runqueue state (`idle_cpu()`: `rq->curr`, `nr_running`,
     /// `ttwu_pending`), about one cache miss to another core's L2 or a remote LLC slice, which is
-    /// 50-100 ns on the x86 servers modelled; the model has no clock to time the real scan with.
+    /// 50-100 ns on the x86 servers modelled (the upper end, for the loop and mask work around it);
+    /// the model has no clock to time the real scan with. Chosen before any run, not fitted.
     pub sis_scan_cost_per_cpu_ns: u64,
     /// The spare-capacity `find_idlest_group()` ([`FindIdlest::SpareCapacity`]) ends with the
     /// SD_NUMA test `min_runnable_load + imbalance >= this_runnable_load -> stay local`. Absent in
@@ -282,10 +283,9 @@ impl KernelConfig {
     /// The arm64 mainline of the DynamIQ RFC's time (v4.16, March 2018): no capacity awareness on
     /// arm64 (no `SD_ASYM_CPUCAPACITY`, no misfit), PELT scaling contributions, busy_factor 32.
     /// Wake-up (read in v4.16.13): `wake_cap()` (active on HiKey960, whose capacities differ),
-    /// SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/
-    /// `select_idle_smt()` in turn, `recent_used_cpu` with the waker's update (new in v4.16),
-    /// `wake_affine_idle()` without the idle-prev step, a spare-capacity `find_idlest_group()`
-    /// without the SD_NUMA clause.
+    /// SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/`select_idle_smt()` in turn,
+    /// `recent_used_cpu` with the waker's update (new in v4.16), `wake_affine_idle()` without the
+    /// idle-prev step, a spare-capacity `find_idlest_group()` without the SD_NUMA clause.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form (group types, migration types).
     /// With one CPU-bound task per CPU and no capacity flags, v4.16's `find_busiest_group()` and the
@@ -369,7 +369,9 @@ impl KernelConfig {
 
     /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
     /// wake-up path (load-based `find_idlest_group()`, the old `wake_affine()`, `wake_cap()` without
-    /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`, and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is the `asym-cpu-capacity-2016` patch.
+    /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`,
+    /// and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is
+    /// the `asym-cpu-capacity-2016` patch.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
     /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
@@ -390,8 +392,9 @@ impl KernelConfig {
     /// v5.6: the v5.5 load-balance rework and `find_idlest_group()` classification are in; not yet
     /// `select_idle_capacity()` (v5.7), the v5.10 busy_factor/imbalance_pct changes, `smt_balance`
     /// (v6.6) or the `shr_bound` migrate_util test (v6.8); the wake-up path is v4.16's (SIS_PROP,
-    /// separate core/CPU/SMT scans, the waker's `recent_used_cpu`, no idle-prev step). Frequency invariance is on as arm64 had
-    /// it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
+    /// separate core/CPU/SMT scans, the waker's `recent_used_cpu`, no idle-prev step) but for
+    /// `wake_cap()`, which only acts under SD_ASYM_CPUCAPACITY. Frequency invariance is on as arm64
+    /// had it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
     pub fn v5_6() -> KernelConfig {
         KernelConfig {
             label: "v5.6".into(),
@@ -550,8 +553,8 @@ Patch {
     description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level \
                   spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below; \
                   wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker)) \
-                  to the slow path, after syncing the task's utilization to now (\"Sync task util before \
-                  slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity.",
+                  to the slow path, after decaying the sleeping task's utilization to its runqueue's last update \
+                  (\"Sync task util before slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity.",
     changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "wake_cap_sync": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
 },
 Patch {
