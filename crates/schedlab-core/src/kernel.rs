@@ -201,8 +201,8 @@ pub struct KernelConfig {
     /// apply it wherever `capacity_orig` differs, with or without SD_ASYM_CPUCAPACITY.
     pub wake_cap: bool,
     /// `wake_cap()` returns 0 unless the `sched_asym_cpucapacity` static key is on, i.e. some
-    /// domain has SD_ASYM_CPUCAPACITY (read in v5.6; not in v4.16) [era boundary unverified:
-    /// the key came with the v4.20 asymmetric-capacity work].
+    /// domain has SD_ASYM_CPUCAPACITY: read in v5.2.1 and v5.6, absent in v4.16 and v4.19.1 (the
+    /// key came with the v4.20 misfit series).
     pub wake_cap_asym_gate: bool,
     /// v4.9 `sd_init()`: SD_BALANCE_WAKE on an SD_ASYM_CPUCAPACITY domain and every domain below.
     pub balance_wake_on_asym: bool,
@@ -234,7 +234,7 @@ pub struct KernelConfig {
     pub sis_scan_cost_per_cpu_ns: u64,
     /// The spare-capacity `find_idlest_group()` ([`FindIdlest::SpareCapacity`]) ends with the
     /// SD_NUMA test `min_runnable_load + imbalance >= this_runnable_load -> stay local`. Absent in
-    /// v4.10-v4.16 (read); present by v5.4 in the form the model has [unverified era boundary].
+    /// v4.10-v4.16 (read in v4.16.13), present in v4.19.1 and v5.2.1 (read); v4.17/v4.18 not read.
     pub find_idlest_spare_numa: bool,
     /// `select_idle_sibling()` is capacity-aware under SD_ASYM_CPUCAPACITY_FULL:
     /// `select_idle_capacity()` (v5.7+) and `asym_fits_cpu()` on the early candidates (v5.10+).
