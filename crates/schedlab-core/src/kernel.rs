@@ -94,6 +94,57 @@ pub enum WakeAffine {
     IdleThenWeight,
 }
 
+/// How far `select_idle_cpu()` scans the LLC for an idle CPU.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SisScan {
+    /// v4.9-v4.12: the whole LLC (SIS_AVG_CPU exists but defaults off).
+    Full,
+    /// SIS_PROP (v4.13-v5.18 default; v4.13-v5.12 form): at most
+    /// `max(4, llc_weight * (this_rq()->avg_idle / 512) / (sd_llc->avg_scan_cost + 1))` CPUs, where
+    /// `avg_scan_cost` is an EWMA (1/8) of the cost of the scans that ran to their end. v5.13+ read
+    /// `wake_avg_idle` instead and v5.12+ skip the limit while an idle core is hoped for; no
+    /// baseline falls in v5.13-v5.19, so that form is not modelled.
+    Prop,
+    /// SIS_UTIL (v6.0+, Chen Yu: read in v6.0.19 with SIS_PROP defaulting off, and v6.8 without
+    /// SIS_PROP; v5.19 still has SIS_PROP only): at most
+    /// `sd_llc_shared->nr_idle_scan` CPUs, which `update_idle_cpu_scan()` sets from the LLC's
+    /// utilization at each periodic LLC balance; none at all when it is 0.
+    Util,
+}
+
+/// How `select_idle_sibling()` looks for an idle core and an idle SMT sibling.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SisCoreScan {
+    /// v4.9-v5.11: `select_idle_core()` (only while `has_idle_cores` is set; a failed scan clears
+    /// it), then `select_idle_cpu()` from target, then `select_idle_smt()` on target's siblings.
+    Separate,
+    /// v5.12+ (Mel Gorman, "Merge select_idle_core/cpu()"): without the hint, `select_idle_smt()` on
+    /// prev's siblings first; `select_idle_cpu()` then scans whole cores (no scan limit) while the
+    /// hint is set, remembering the first idle CPU, and single CPUs otherwise; from target + 1
+    /// (v5.15+; v5.12-v5.14 still started at target). Read in v5.12.9, v5.14, v5.15, v6.0, v6.8;
+    /// v5.11.14 still has the separate form.
+    Merged,
+}
+
+/// The era of `p->recent_used_cpu` in `select_idle_sibling()`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RecentUsedCpu {
+    /// Before v4.16: no recent_used_cpu.
+    Off,
+    /// v4.16-v5.12 (32e839dda3ba, Mel Gorman; read in v4.16.13, v5.6, v5.7, v5.10, v5.11,
+    /// v5.12): the candidate is used when idle and sharing target's LLC, and only then replaced by
+    /// prev; an affine wake-up sets the *waker's* `current->recent_used_cpu` to the waking CPU
+    /// (`select_task_rq_fair()`). v5.14 (read) has dropped the waker's update but still replaces
+    /// only when used: that in-between form is not modelled (no baseline falls there).
+    WakerCpu,
+    /// v5.15+ (read in v5.15, v6.0 and v6.8): `p->recent_used_cpu = prev` on every pass through
+    /// that step, and the waker's is not set.
+    Prev,
+}
+
 /// What `arch_scale_freq_capacity()` divides the current frequency by.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -144,9 +195,15 @@ pub struct KernelConfig {
     /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
     /// only acts under `SD_ASYM_CPUCAPACITY`.
     pub misfit: bool,
-    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6): a task that does not fit ~80% of
-    /// min(capacity(prev), capacity(waker)) skips the affine fast path.
+    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6, removed in v5.7): a task that does not
+    /// fit ~80% of min(capacity(prev), capacity(waker)) skips the affine fast path, on a root
+    /// domain whose `max_cpu_capacity` exceeds that minimum by 1/8 or more. v4.9 and v4.16 (read)
+    /// apply it wherever `capacity_orig` differs, with or without SD_ASYM_CPUCAPACITY.
     pub wake_cap: bool,
+    /// `wake_cap()` returns 0 unless the `sched_asym_cpucapacity` static key is on, i.e. some
+    /// domain has SD_ASYM_CPUCAPACITY: read in v5.2.1 and v5.6, absent in v4.16 and v4.19.1 (the
+    /// key came with the v4.20 misfit series).
+    pub wake_cap_asym_gate: bool,
     /// v4.9 `sd_init()`: SD_BALANCE_WAKE on an SD_ASYM_CPUCAPACITY domain and every domain below.
     pub balance_wake_on_asym: bool,
     pub find_idlest: FindIdlest,
@@ -155,8 +212,30 @@ pub struct KernelConfig {
     /// posted did not, which is how a new sysbench thread lands on a big CPU.
     pub find_idlest_spare_at_fork: bool,
     pub wake_affine: WakeAffine,
-    /// `select_idle_sibling()` tries `p->recent_used_cpu` (v4.16+, Mel Gorman).
-    pub sis_recent_used_cpu: bool,
+    /// `wake_cap()` brings the task's utilization up to date with `sync_entity_load_avg()` before
+    /// testing it (v4.10+; v4.9's tests the signal as last updated, at the task's dequeue).
+    pub wake_cap_sync: bool,
+    /// `wake_affine_idle()` returns an idle prev_cpu when this_cpu is busy (`if
+    /// (available_idle_cpu(prev_cpu)) return prev_cpu;`): v5.11+ (read in v5.11.14, v5.12, v5.14,
+    /// v6.0, v6.8), absent in v4.15-v5.10 (read in v4.16, v5.6, v5.7, v5.8.18, v5.10.13).
+    pub wake_affine_idle_prev: bool,
+    /// `select_idle_sibling()`'s `p->recent_used_cpu` candidate, by era.
+    pub sis_recent_used_cpu: RecentUsedCpu,
+    /// `select_idle_cpu()`'s scan limit, by era.
+    pub sis_scan: SisScan,
+    /// `select_idle_core()` / `select_idle_smt()` / `select_idle_cpu()` structure, by era.
+    pub sis_core_scan: SisCoreScan,
+    /// The cost of `select_idle_cpu()` visiting one CPU, in ns: the kernel times the scan with
+    /// `cpu_clock()` and keeps `sd_llc->avg_scan_cost` for SIS_PROP. **[assumed]** 100 ns: each
+    /// visit reads another CPU's runqueue state (`idle_cpu()`: `rq->curr`, `nr_running`,
+    /// `ttwu_pending`), about one cache miss to another core's L2 or a remote LLC slice, which is
+    /// 50-100 ns on the x86 servers modelled (the upper end, for the loop and mask work around it);
+    /// the model has no clock to time the real scan with. Chosen before any run, not fitted.
+    pub sis_scan_cost_per_cpu_ns: u64,
+    /// The spare-capacity `find_idlest_group()` ([`FindIdlest::SpareCapacity`]) ends with the
+    /// SD_NUMA test `min_runnable_load + imbalance >= this_runnable_load -> stay local`. Absent in
+    /// v4.10-v4.16 (read in v4.16.13), present in v4.19.1 and v5.2.1 (read); v4.17/v4.18 not read.
+    pub find_idlest_spare_numa: bool,
     /// `select_idle_sibling()` is capacity-aware under SD_ASYM_CPUCAPACITY_FULL:
     /// `select_idle_capacity()` (v5.7+) and `asym_fits_cpu()` on the early candidates (v5.10+).
     pub sis_asym_capacity: bool,
@@ -203,6 +282,10 @@ pub struct KernelConfig {
 impl KernelConfig {
     /// The arm64 mainline of the DynamIQ RFC's time (v4.16, March 2018): no capacity awareness on
     /// arm64 (no `SD_ASYM_CPUCAPACITY`, no misfit), PELT scaling contributions, busy_factor 32.
+    /// Wake-up (read in v4.16.13): `wake_cap()` (active on HiKey960, whose capacities differ),
+    /// SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/`select_idle_smt()` in turn,
+    /// `recent_used_cpu` with the waker's update (new in v4.16), `wake_affine_idle()` without the
+    /// idle-prev step, a spare-capacity `find_idlest_group()` without the SD_NUMA clause.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form (group types, migration types).
     /// With one CPU-bound task per CPU and no capacity flags, v4.16's `find_busiest_group()` and the
@@ -219,12 +302,19 @@ impl KernelConfig {
             asym_cpucapacity_detection: false,
             misfit: false,
             util_est: false,
-            wake_cap: false,
+            wake_cap: true,
+            wake_cap_asym_gate: false,
             balance_wake_on_asym: false,
             find_idlest: FindIdlest::SpareCapacity,
             find_idlest_spare_at_fork: false,
             wake_affine: WakeAffine::IdleThenWeight,
-            sis_recent_used_cpu: true,
+            wake_cap_sync: true,
+            wake_affine_idle_prev: false,
+            sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
+            sis_scan: SisScan::Prop,
+            sis_core_scan: SisCoreScan::Separate,
+            sis_scan_cost_per_cpu_ns: 100,
+            find_idlest_spare_numa: false,
             sis_asym_capacity: false,
             asym_packing: None,
             smt_domain: SmtDomainSpan::Core,
@@ -247,7 +337,9 @@ impl KernelConfig {
     }
 
     /// v6.8 (pre-EEVDF runqueue; see [`crate::sched::rq`] for what that leaves out): capacity
-    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117.
+    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117. Wake-up: SIS_UTIL
+    /// (SIS_PROP is gone), the merged core/CPU scan with `select_idle_smt(prev)` first,
+    /// `p->recent_used_cpu = prev` on every pass, the idle-prev step of `wake_affine_idle()`.
     pub fn v6_8() -> KernelConfig {
         KernelConfig {
             label: "v6.8".into(),
@@ -256,7 +348,12 @@ impl KernelConfig {
             misfit: true,
             util_est: true,
             find_idlest: FindIdlest::Classify,
+            wake_cap: false,
             sis_asym_capacity: true,
+            wake_affine_idle_prev: true,
+            sis_recent_used_cpu: RecentUsedCpu::Prev,
+            sis_scan: SisScan::Util,
+            sis_core_scan: SisCoreScan::Merged,
             smt_domain: SmtDomainSpan::SharingGroup,
             prefer_sibling_all_levels: true,
             smt_balance: true,
@@ -271,8 +368,10 @@ impl KernelConfig {
     }
 
     /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
-    /// wake-up path (no `wake_cap()`, load-based `find_idlest_group()`, the old `wake_affine()`), no
-    /// `recent_used_cpu`. The 2016 series is the `asym-cpu-capacity-2016` patch.
+    /// wake-up path (load-based `find_idlest_group()`, the old `wake_affine()`, `wake_cap()` without
+    /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`,
+    /// and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is
+    /// the `asym-cpu-capacity-2016` patch.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
     /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
@@ -282,7 +381,9 @@ impl KernelConfig {
             label: "v4.9".into(),
             find_idlest: FindIdlest::Load,
             wake_affine: WakeAffine::Load,
-            sis_recent_used_cpu: false,
+            wake_cap_sync: false,
+            sis_recent_used_cpu: RecentUsedCpu::Off,
+            sis_scan: SisScan::Full,
             schedutil_busy_hold: false,
             ..KernelConfig::v4_16()
         }
@@ -290,8 +391,10 @@ impl KernelConfig {
 
     /// v5.6: the v5.5 load-balance rework and `find_idlest_group()` classification are in; not yet
     /// `select_idle_capacity()` (v5.7), the v5.10 busy_factor/imbalance_pct changes, `smt_balance`
-    /// (v6.6) or the `shr_bound` migrate_util test (v6.8). Frequency invariance is on as arm64 had
-    /// it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
+    /// (v6.6) or the `shr_bound` migrate_util test (v6.8); the wake-up path is v4.16's (SIS_PROP,
+    /// separate core/CPU/SMT scans, the waker's `recent_used_cpu`, no idle-prev step) but for
+    /// `wake_cap()`, which only acts under SD_ASYM_CPUCAPACITY. Frequency invariance is on as arm64
+    /// had it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
     pub fn v5_6() -> KernelConfig {
         KernelConfig {
             label: "v5.6".into(),
@@ -302,6 +405,12 @@ impl KernelConfig {
             lb_util_shr_bound: false,
             numa_imbalance: NumaImbalance::LocalIdle,
             schedutil_rate_limit_us: 500,
+            wake_cap: true,
+            wake_cap_asym_gate: true,
+            wake_affine_idle_prev: false,
+            sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
+            sis_scan: SisScan::Prop,
+            sis_core_scan: SisCoreScan::Separate,
             ..KernelConfig::v6_8()
         }
     }
@@ -345,6 +454,11 @@ impl KernelConfig {
             if v == 0 || v > 1_000_000_000 {
                 return Err(Error::Config(format!("{name} must be 1 ns to 1 s")));
             }
+        }
+        if self.sis_scan_cost_per_cpu_ns == 0 || self.sis_scan_cost_per_cpu_ns > 1_000_000 {
+            return Err(Error::Config(
+                "sis_scan_cost_per_cpu_ns must be 1 ns to 1 ms".into(),
+            ));
         }
         if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000
         {
@@ -445,8 +559,9 @@ Patch {
     description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level \
                   spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below; \
                   wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker)) \
-                  to the slow path; find_idlest_group() considers spare capacity.",
-    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
+                  to the slow path, after decaying the sleeping task's utilization to its runqueue's last update \
+                  (\"Sync task util before slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity.",
+    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "wake_cap_sync": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
 },
 Patch {
     name: "x86-freq-invariance",

@@ -9,6 +9,11 @@ pub struct Counters {
     pub context_switches: u64,
     pub wakeups: u64,
     pub forks: u64,
+    /// `sched_exec()` calls, and those that moved the task to another CPU.
+    #[serde(default)]
+    pub execs: u64,
+    #[serde(default)]
+    pub exec_migrations: u64,
     /// Wake-ups placed by `select_idle_sibling()` (the fast path).
     pub wake_fast_path: u64,
     /// Placements by `find_idlest_cpu()` (the slow path: fork, exec, SD_BALANCE_WAKE).
@@ -123,6 +128,8 @@ pub enum MigrateReason {
     LoadBalance,
     ActiveBalance,
     Affinity,
+    /// `sched_exec()` moved the task at exec.
+    Exec,
 }
 
 /// Renders events in the text format of ftrace's `trace` file, close enough for trace viewers that

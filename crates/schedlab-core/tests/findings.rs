@@ -72,10 +72,20 @@ fn an_aborted_event_reports_its_own_error_not_a_half_done_state() {
             .contains("more than 2000 tasks")
     );
     assert!(err("false-invariant/D2-rtapp-lock-twice.json").contains("locks mutex 0 twice"));
+    // This one's rt-app duration (6 s) is above its own limit (5 s), which Plan::new now refuses
+    // up front; with room for its duration it reaches the error the false report hid.
     assert!(
         err("false-invariant/D2-rtapp-invariant-masks-error.scenario.json")
-            .contains("locks mutex 0 twice")
+            .contains("longer than limits.max_sim_seconds 5")
     );
+    let mut s = load("false-invariant/D2-rtapp-invariant-masks-error.scenario.json");
+    s.limits.max_sim_seconds = 10;
+    let e = Plan::new(&s)
+        .unwrap()
+        .run_checked(0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("locks mutex 0 twice"), "{e}");
     // The checked and the unchecked run agree.
     let s = load("false-invariant/D2-ivb-ep-hackbench-max-tasks-2000.json");
     let p = Plan::new(&s).unwrap();

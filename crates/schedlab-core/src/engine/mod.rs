@@ -764,7 +764,7 @@ impl<'a> Engine<'a> {
     /// time uniform in `0..HISTORY_MAX_RUN` and went to sleep a time uniform in
     /// `0..HISTORY_MAX_IDLE` before the run starts; its PELT signal is computed by the kernel's
     /// arithmetic and decayed to t = 0. The order in which the CPUs went idle becomes `idle_stamp`
-    /// 0..n-1 ns (only the order matters, and every CPU that goes idle during the run is later).
+    /// 1..n ns (only the order matters, and every CPU that goes idle during the run is later).
     /// Both bounds are assumptions (a few ms of housekeeping, within the last PELT half-lives).
     fn draw_idle_history(&mut self) {
         let n = self.w.nr_cpus();
@@ -781,8 +781,10 @@ impl<'a> Engine<'a> {
         }
         // Longest ago first: the CPU that went idle last gets the highest stamp.
         idle_since.sort_unstable_by(|a, b| b.cmp(a));
+        // From 1: in the kernel an idle CPU's stamp is never 0 (it is set as the CPU goes idle),
+        // and `find_idlest_group_cpu()` never picks a CPU whose stamp is 0.
         for (rank, &(_, cpu)) in idle_since.iter().enumerate() {
-            self.w.rqs[cpu].idle_stamp = rank as Nanos;
+            self.w.rqs[cpu].idle_stamp = rank as Nanos + 1;
         }
     }
 
@@ -794,6 +796,7 @@ impl<'a> Engine<'a> {
             rq.idle_stamp = self.w.now;
             let util_sum = rq.avg.util_sum;
             rq.clock_pelt.going_idle(util_sum);
+            self.w.update_idle_core(cpu);
             self.w.counters.context_switches += 1;
             self.trace_switch(cpu, prev, None);
             self.busy_changed(cpu);
@@ -862,6 +865,27 @@ impl<'a> Engine<'a> {
         self.freq_update(target);
     }
 
+    /// `sched_exec()` (v4.9-v6.8, core.c): at exec, `select_task_rq_fair(p, task_cpu(p),
+    /// SD_BALANCE_EXEC)` re-places the running task through the slow path of every domain with
+    /// SD_BALANCE_EXEC; if another CPU is chosen, `stop_one_cpu(migration_cpu_stop)` moves it
+    /// there at once. Returns whether it moved.
+    pub(super) fn sched_exec(&mut self, cpu: usize, t: TaskId) -> bool {
+        self.w.counters.execs += 1;
+        let (dest, _) = self.w.select_task_rq_fair(t, Some(t), cpu, WakeKind::Exec);
+        let dest = self.fallback(t, dest);
+        if dest == cpu {
+            return false;
+        }
+        self.w.counters.exec_migrations += 1;
+        self.w.dequeue_task(cpu, t, true);
+        self.w.enqueue_task(dest, t, Enqueue::Migrated);
+        self.trace_migrate(t, cpu, dest, MigrateReason::Exec);
+        self.w.check_preempt_wakeup(dest, t);
+        self.w.resched(cpu);
+        self.freq_update(dest);
+        true
+    }
+
     /// `select_fallback_rq()`: the first allowed CPU when the choice is not allowed.
     fn fallback(&self, t: TaskId, cpu: usize) -> usize {
         let allowed = self.w.tasks[t].allowed;
@@ -890,6 +914,9 @@ impl<'a> Engine<'a> {
             .w
             .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync });
         let target = self.fallback(p, target);
+        if self.w.idle_cpu(target) {
+            self.w.update_avg_idle(target);
+        }
         let migrated = target != prev;
         if migrated {
             self.w.update_load_avg(prev, Some(p));

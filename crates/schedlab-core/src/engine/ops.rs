@@ -243,6 +243,12 @@ impl Engine<'_> {
                         return;
                     }
                 }
+                Op::Exec => {
+                    self.w.tasks[t].pc += 1;
+                    if self.sched_exec(cpu, t) {
+                        return;
+                    }
+                }
                 Op::WaitChildren => {
                     if self.w.tasks[t].live_children == 0 {
                         self.w.tasks[t].pc += 1;

@@ -472,3 +472,36 @@ fn tasks_waking_each_other_without_work_are_an_error_not_a_hang() {
     let e = run("hikey960", &inst).unwrap_err().to_string();
     assert!(e.contains("reschedules in one instant"), "{e}");
 }
+
+/// Task A wakes on HiKey960 CPU 4, where B (pinned there) has run for 40 ms, is let run anywhere,
+/// and execs; the counters of the run.
+fn exec_from_a_shared_cpu(exec: bool) -> Counters {
+    let all = CpuMask::first_n(8);
+    let mut a = vec![
+        Op::SetAffinity(CpuMask::single(4)),
+        Op::Sleep(40 * NSEC_PER_MSEC),
+        Op::SetAffinity(all),
+    ];
+    if exec {
+        a.push(Op::Exec);
+    }
+    a.extend([work(10), Op::Exit]);
+    let b = vec![Op::SetAffinity(CpuMask::single(4)), work(60), Op::Exit];
+    let inst = forking(
+        CpuMask::single(0),
+        vec![Program::new("a", a), Program::new("b", b)],
+        Metric::ElapsedSeconds,
+    );
+    run("hikey960", &inst).unwrap().counters
+}
+
+#[test]
+fn sched_exec_moves_a_task_off_a_shared_cpu() {
+    // sched_exec(): select_task_rq_fair(SD_BALANCE_EXEC) from CPU 4, where B also runs, takes the
+    // slow path: v4.16's find_idlest_group() at MC sees B's ~600 utilization on CPU 4 and an idle
+    // big CPU with all its capacity spare, and sends A there.
+    let c = exec_from_a_shared_cpu(true);
+    assert_eq!((c.execs, c.exec_migrations), (1, 1));
+    let c = exec_from_a_shared_cpu(false);
+    assert_eq!((c.execs, c.exec_migrations), (0, 0));
+}

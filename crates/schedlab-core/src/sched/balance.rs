@@ -401,6 +401,7 @@ impl World {
             sds.total_load += sgs.group_load;
             sds.total_capacity += sgs.group_capacity;
         }
+        self.update_idle_cpu_scan(env);
         // At the root domain, refresh rd->overload.
         if self.sd.per_cpu[env.dst_cpu].len() == env.level + 1 {
             self.rd_overload = overload;

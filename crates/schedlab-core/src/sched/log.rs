@@ -23,6 +23,9 @@ pub struct WakeDecision {
     pub task: usize,
     /// A fork (`wake_up_new_task()`) rather than a wake-up.
     pub fork: bool,
+    /// An exec (`sched_exec()`): the task re-placed from the CPU it runs on.
+    #[serde(default)]
+    pub exec: bool,
     pub prev_cpu: usize,
     /// The CPU the waker (or parent) runs on; None for a timer.
     pub waker_cpu: Option<usize>,
@@ -111,9 +114,14 @@ impl Decision {
     pub fn to_text(&self, name: &dyn Fn(usize) -> String) -> String {
         match self {
             Decision::Wakeup(w) => {
-                let what = if w.fork { "fork" } else { "wakeup" };
+                let what = match (w.fork, w.exec) {
+                    (true, _) => "fork",
+                    (_, true) => "exec",
+                    _ => "wakeup",
+                };
                 let from = match w.waker_cpu {
                     Some(c) if w.fork => format!("parent on CPU{c}"),
+                    Some(c) if w.exec => format!("running on CPU{c}"),
                     Some(c) => format!("waker on CPU{c}, prev CPU{}", w.prev_cpu),
                     None => format!("timer, prev CPU{}", w.prev_cpu),
                 };

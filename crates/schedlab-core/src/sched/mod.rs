@@ -8,6 +8,7 @@
 pub mod balance;
 pub mod log;
 pub mod rq;
+pub mod sis;
 pub mod wakeup;
 
 use crate::cpumask::CpuMask;
@@ -137,6 +138,11 @@ pub struct Rq {
     pub avg: SchedAvg,
     pub clock_pelt: ClockPelt,
     pub idle_stamp: Nanos,
+    /// `rq->avg_idle` (ns): an EWMA (1/8) of how long the CPU stays idle, sampled when a task is
+    /// woken onto it while idle (`ttwu_do_wakeup()`, v4.9-v5.x; `ttwu_do_activate()` in v6.x) and
+    /// capped at `2 * max_idle_balance_cost`; starts at `2 * sysctl_sched_migration_cost`
+    /// (`sched_init()`).
+    pub avg_idle: u64,
     /// `rq->next_balance` in jiffies.
     pub next_balance: u64,
     pub misfit_task_load: u64,
@@ -208,6 +214,9 @@ pub struct World {
     pub group_imbalance: Vec<Vec<bool>>,
     /// CPUs with nothing running or queued (`idle_cpu()`), kept up to date by the runqueue code.
     pub idle_mask: CpuMask,
+    /// Per LLC, indexed by `sd_llc_id` (the LLC's first CPU): `sd_llc_shared` and the LLC
+    /// domain's `avg_scan_cost` (see [`sis::LlcShared`]).
+    pub llc_shared: Vec<sis::LlcShared>,
     /// The smallest hardware capacity: CPUs above it are "big".
     pub min_capacity_orig: u64,
     /// When each CPU last started running something (None while idle).
@@ -287,7 +296,10 @@ impl World {
                 min_vruntime: rq::VRUNTIME_ORIGIN,
                 avg: SchedAvg::default(),
                 clock_pelt: ClockPelt::default(),
-                idle_stamp: 0,
+                // Every CPU has gone idle once since boot: a stamp is 0 only between a wake-up
+                // onto the CPU and its next idle, and `find_idlest_group_cpu()` skips such CPUs.
+                idle_stamp: 1,
+                avg_idle: 2 * config.sched_migration_cost_ns,
                 next_balance: 0,
                 misfit_task_load: 0,
                 skip: None,
@@ -299,7 +311,11 @@ impl World {
                 tick_armed: false,
             })
             .collect();
+        let llc_shared = (0..n)
+            .map(|cpu| sis::LlcShared::idle_machine(sd.llc_size[cpu], smt_active))
+            .collect();
         World {
+            llc_shared,
             sched_latency: config.sched_latency_ns * factor,
             sched_min_granularity: config.sched_min_granularity_ns * factor,
             sched_wakeup_granularity: config.sched_wakeup_granularity_ns * factor,
@@ -350,6 +366,23 @@ impl World {
     /// `idle_cpu()` / `available_idle_cpu()`: nothing running or queued.
     pub fn idle_cpu(&self, cpu: usize) -> bool {
         self.idle_mask.test(cpu)
+    }
+
+    /// The `rq->avg_idle` update of `ttwu_do_wakeup()` (v4.9-v5.x; `ttwu_do_activate()` in v6.x)
+    /// for a task woken onto `cpu` while it is idle: `update_avg(&rq->avg_idle, now - idle_stamp)`
+    /// (`avg += (sample - avg) >> 3`), capped at `2 * rq->max_idle_balance_cost`.
+    ///
+    /// Simplifications: the kernel samples at the first wake-up onto the CPU after its
+    /// `idle_stamp` was set (and then clears the stamp), which is the wake-up of an idle CPU but
+    /// for a CPU that got work from a fork or a pull in between; `max_idle_balance_cost` stays at
+    /// its initial `sysctl_sched_migration_cost` (newidle balancing takes no time in the model).
+    pub fn update_avg_idle(&mut self, cpu: usize) {
+        let max = 2 * self.config.sched_migration_cost_ns;
+        let rq = &mut self.rqs[cpu];
+        let delta = self.now.saturating_sub(rq.idle_stamp);
+        let diff = delta as i64 - rq.avg_idle as i64;
+        rq.avg_idle = (rq.avg_idle as i64 + (diff >> 3)).max(0) as u64;
+        rq.avg_idle = rq.avg_idle.min(max);
     }
 
     /// Keeps [`World::idle_mask`] in step with a runqueue that changed.
@@ -461,5 +494,7 @@ impl World {
     }
 }
 
+#[cfg(test)]
+mod sis_tests;
 #[cfg(test)]
 mod tests;

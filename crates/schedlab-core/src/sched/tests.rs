@@ -10,7 +10,7 @@ use crate::kernel::{build_config, Governor};
 use crate::topology::{presets::preset, Topology};
 use crate::units::NSEC_PER_MSEC;
 
-fn world(machine: &str, baseline: &str, patches: &[&str]) -> World {
+pub(super) fn world(machine: &str, baseline: &str, patches: &[&str]) -> World {
     let t = Topology::build(&preset(machine).unwrap()).unwrap();
     let p: Vec<String> = patches.iter().map(|s| s.to_string()).collect();
     let c = build_config(baseline, &p, None, Governor::Performance).unwrap();
@@ -21,7 +21,7 @@ fn world(machine: &str, baseline: &str, patches: &[&str]) -> World {
 }
 
 /// A runnable task on `cpu` with the given utilization; it runs if the CPU was idle.
-fn add_task(w: &mut World, cpu: usize, util: u64) -> TaskId {
+pub(super) fn add_task(w: &mut World, cpu: usize, util: u64) -> TaskId {
     let id = w.tasks.len();
     let all = w.topo.all_cpus();
     w.tasks.push(Task::new(id, cpu, all, 0, None, 0));
@@ -37,7 +37,7 @@ fn add_task(w: &mut World, cpu: usize, util: u64) -> TaskId {
 }
 
 /// Runqueue signals = the sum of their tasks' (what PELT converges to).
-fn settle(w: &mut World) {
+pub(super) fn settle(w: &mut World) {
     for cpu in 0..w.nr_cpus() {
         let tasks: Vec<TaskId> = w.rqs[cpu]
             .queue
@@ -130,13 +130,13 @@ fn shr_bound_lets_the_idle_little_pull_after_a_balance_failure() {
 fn select_idle_sibling_prefers_target_then_prev_then_the_next_idle_cpu() {
     let mut w = world("hikey960-dynamiq", "v4.16", &[]);
     let p = add_task(&mut w, 0, 100);
-    assert_eq!(w.select_idle_sibling(p, 2, 5), 5);
+    assert_eq!(w.select_idle_sibling(p, 2, 5, 5), 5);
     add_task(&mut w, 5, 100);
-    assert_eq!(w.select_idle_sibling(p, 2, 5), 2);
+    assert_eq!(w.select_idle_sibling(p, 2, 5, 5), 2);
     add_task(&mut w, 2, 100);
     w.tasks[p].recent_used_cpu = 2;
     assert_eq!(
-        w.select_idle_sibling(p, 2, 5),
+        w.select_idle_sibling(p, 2, 5, 5),
         6,
         "select_idle_cpu() scans from target + 1"
     );

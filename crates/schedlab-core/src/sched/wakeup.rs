@@ -1,15 +1,16 @@
-//! Wake-up placement: `select_task_rq_fair()` and its helpers in their v5.5-v6.8 form (fair.c):
-//! `wake_wide()`, `wake_affine()` (WA_IDLE, WA_WEIGHT, WA_BIAS), `select_idle_sibling()` and, for
-//! fork/exec and SD_BALANCE_WAKE, the slow path `find_idlest_cpu()` / `find_idlest_group()`.
+//! Wake-up placement: `select_task_rq_fair()` and its helpers (fair.c), each era's form behind a
+//! [`crate::kernel::KernelConfig`] switch: `wake_wide()`, `wake_cap()`, `wake_affine()` (v4.9's load
+//! comparison, or WA_IDLE/WA_WEIGHT/WA_BIAS), the fast path `select_idle_sibling()` (in [`super::sis`])
+//! and, for fork, exec (`sched_exec()`) and SD_BALANCE_WAKE, the slow path `find_idlest_cpu()` /
+//! `find_idlest_group()`.
 //!
-//! Simplifications: `select_idle_cpu()` scans the whole LLC (SIS_UTIL's scan limit only matters on
-//! large, busy LLCs); there is one idle state, so `find_idlest_group_cpu()` ranks idle CPUs by
+//! Simplifications: there is no cpuidle, so `find_idlest_group_cpu()` ranks idle CPUs by
 //! `idle_stamp` only; EAS (`find_energy_efficient_cpu()`) is not modelled.
 
 use super::balance::{group_classify, GroupType, SgStats};
 use super::{TaskId, World};
 use crate::domains::flags::*;
-use crate::kernel::{FindIdlest, NumaImbalance, WakeAffine};
+use crate::kernel::{FindIdlest, NumaImbalance, RecentUsedCpu, WakeAffine};
 
 /// Which path placed a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -26,6 +27,8 @@ pub enum WakeKind {
     Wakeup { sync: bool },
     /// `wake_up_new_task()`: SD_BALANCE_FORK.
     Fork,
+    /// `sched_exec()`: SD_BALANCE_EXEC, for the task running on its CPU (v4.9-v6.8).
+    Exec,
 }
 
 impl World {
@@ -55,7 +58,9 @@ impl World {
         !(slave < factor || master < slave * factor)
     }
 
-    /// `wake_affine_idle()`.
+    /// `wake_affine_idle()` (v4.15+): an idle waking CPU sharing prev's LLC (prev itself if idle
+    /// too); the waker's CPU for a sync wake-up from its only task; and, v5.11+
+    /// ([`crate::kernel::KernelConfig::wake_affine_idle_prev`]), an idle prev.
     fn wake_affine_idle(&self, this_cpu: usize, prev_cpu: usize, sync: bool) -> Option<usize> {
         if self.idle_cpu(this_cpu) && self.sd.cpus_share_cache(this_cpu, prev_cpu) {
             return Some(if self.idle_cpu(prev_cpu) {
@@ -67,7 +72,7 @@ impl World {
         if sync && self.rqs[this_cpu].nr_running == 1 {
             return Some(this_cpu);
         }
-        if self.idle_cpu(prev_cpu) {
+        if self.config.wake_affine_idle_prev && self.idle_cpu(prev_cpu) {
             return Some(prev_cpu);
         }
         None
@@ -157,15 +162,35 @@ impl World {
     }
 
     /// `wake_cap()` (v4.9-v5.6): true when the task does not fit ~80% of the smaller of prev's and
-    /// the waker's capacity, on a system whose capacities differ by more than 1/8.
-    pub fn wake_cap(&self, p: TaskId, cpu: usize, prev_cpu: usize) -> bool {
+    /// the waker's capacity, on a system whose capacities differ by more than 1/8. v4.10+
+    /// ([`crate::kernel::KernelConfig::wake_cap_sync`]) first decays the sleeping task's signals to
+    /// prev's cfs_rq clock (`sync_entity_load_avg()`), so a long sleep lowers the utilization tested.
+    pub fn wake_cap(&mut self, p: TaskId, cpu: usize, prev_cpu: usize) -> bool {
+        // sched_asym_cpucapacity (v5.x): the waking CPU's domains stand for the system's; every
+        // preset's asymmetric domain spans all CPUs.
+        if self.config.wake_cap_asym_gate && self.sd.sd_asym_cpucapacity[cpu].is_none() {
+            return false;
+        }
         let min_cap = self.capacity_of(cpu).min(self.capacity_of(prev_cpu));
         let max_cap = self.sd.max_cpu_capacity;
         if max_cap - min_cap < max_cap >> 3 {
             return false;
         }
+        if self.config.wake_cap_sync {
+            self.sync_entity_load_avg(p);
+        }
         // capacity_margin = 1280
         min_cap * 1024 < self.task_util_est(p) * 1280
+    }
+
+    /// `sync_entity_load_avg()`: decay a sleeping task's signals to its cfs_rq's last update.
+    fn sync_entity_load_avg(&mut self, p: TaskId) {
+        let last = self.rqs[self.tasks[p].cpu].avg.last_update_time;
+        let w = self.tasks[p].weight;
+        let sa = &mut self.tasks[p].avg;
+        if last > sa.last_update_time {
+            sa.update(last, w, 0, 0, false, crate::pelt::Scale::Time);
+        }
     }
 
     /// `select_task_rq_fair()`: where `p` goes when woken by `waker` running on `cpu` (None: a timer
@@ -181,6 +206,7 @@ impl World {
         let (sd_flag, sync) = match kind {
             WakeKind::Wakeup { sync } => (SD_BALANCE_WAKE, sync),
             WakeKind::Fork => (SD_BALANCE_FORK, false),
+            WakeKind::Exec => (SD_BALANCE_EXEC, false),
         };
         let mut want_affine = false;
         let (mut wide, mut cap) = (false, false);
@@ -226,10 +252,15 @@ impl World {
             )
         } else if let WakeKind::Wakeup { .. } = kind {
             self.counters.wake_fast_path += 1;
-            (
-                self.select_idle_sibling(p, prev_cpu, new_cpu),
-                Placement::FastPath,
-            )
+            let target = self.select_idle_sibling(p, prev_cpu, new_cpu, cpu);
+            // v4.16-v5.12: an affine wake-up records the waking CPU in the waker's
+            // recent_used_cpu (`current->recent_used_cpu = cpu`).
+            if let (RecentUsedCpu::WakerCpu, true, Some(w)) =
+                (self.config.sis_recent_used_cpu, want_affine, waker)
+            {
+                self.tasks[w].recent_used_cpu = cpu;
+            }
+            (target, Placement::FastPath)
         } else {
             (new_cpu, Placement::FastPath)
         };
@@ -241,6 +272,7 @@ impl World {
                 t: self.now,
                 task: p,
                 fork: kind == WakeKind::Fork,
+                exec: kind == WakeKind::Exec,
                 prev_cpu,
                 waker_cpu: waker.map(|_| cpu),
                 task_util: self.task_util_est(p),
@@ -282,87 +314,6 @@ impl World {
         }
         .index();
         self.counters.wake_classes[idx] += 1;
-    }
-
-    /// `asym_fits_cpu()` (v6.0+): under asymmetric capacity, does the task fit.
-    fn asym_fits_cpu(&self, p: TaskId, cpu: usize) -> bool {
-        if !self.config.sis_asym_capacity || self.sd.sd_asym_cpucapacity[cpu].is_none() {
-            return true;
-        }
-        fits_capacity(self.task_util_est(p), self.capacity_of(cpu))
-    }
-
-    /// `select_idle_sibling()`: target if idle, else prev, else recent_used_cpu if they share the
-    /// LLC and are idle; then `select_idle_capacity()` under asymmetric capacity, or an idle core/CPU
-    /// in the LLC; else target.
-    pub fn select_idle_sibling(&mut self, p: TaskId, prev: usize, target: usize) -> usize {
-        let allowed = self.tasks[p].allowed;
-        if self.idle_cpu(target) && self.asym_fits_cpu(p, target) {
-            return target;
-        }
-        if prev != target
-            && self.sd.cpus_share_cache(prev, target)
-            && self.idle_cpu(prev)
-            && self.asym_fits_cpu(p, prev)
-        {
-            return prev;
-        }
-        let recent = self.tasks[p].recent_used_cpu;
-        self.tasks[p].recent_used_cpu = prev;
-        if self.config.sis_recent_used_cpu
-            && recent != prev
-            && recent != target
-            && self.sd.cpus_share_cache(recent, target)
-            && self.idle_cpu(recent)
-            && allowed.test(recent)
-            && self.asym_fits_cpu(p, recent)
-        {
-            return recent;
-        }
-        if let Some(d) =
-            self.sd.sd_asym_cpucapacity[target].filter(|_| self.config.sis_asym_capacity)
-        {
-            return self.select_idle_capacity(p, d, target);
-        }
-        let Some(llc) = self.sd.sd_llc[target] else {
-            return target;
-        };
-        let span = self.sd.domains[llc].span.and(&allowed);
-        let idle = span.and(&self.idle_mask);
-        if self.smt_active {
-            // select_idle_core(): a core whose threads are all idle, scanning from target.
-            for cpu in idle.iter_wrap(target + 1) {
-                let core = self.topo.cores[self.topo.cpus[cpu].core];
-                if core.is_subset_of(&self.idle_mask) {
-                    return cpu;
-                }
-            }
-        }
-        // select_idle_cpu(): the first idle CPU after target.
-        idle.next_wrap(target + 1).unwrap_or(target)
-    }
-
-    /// `select_idle_capacity()` (v5.7+): the first idle CPU from target where the task fits, else the
-    /// idle CPU with the most capacity.
-    fn select_idle_capacity(&self, p: TaskId, sd: usize, target: usize) -> usize {
-        let span = self.sd.domains[sd].span.and(&self.tasks[p].allowed);
-        let util = self.task_util_est(p);
-        let mut best_cap = 0;
-        let mut best_cpu = None;
-        for cpu in span.iter_wrap(target) {
-            if !self.idle_cpu(cpu) {
-                continue;
-            }
-            let cap = self.capacity_of(cpu);
-            if fits_capacity(util, cap) {
-                return cpu;
-            }
-            if cap > best_cap {
-                best_cap = cap;
-                best_cpu = Some(cpu);
-            }
-        }
-        best_cpu.unwrap_or(target)
     }
 
     /// `find_idlest_cpu()`: walk down from `level`, picking the idlest group then its idlest CPU.
@@ -423,7 +374,9 @@ impl World {
         new_cpu
     }
 
-    /// `find_idlest_group_cpu()`: the most recently idled idle CPU, else the least loaded.
+    /// `find_idlest_group_cpu()`: the most recently idled idle CPU, else the least loaded. With no
+    /// cpuidle state, an idle CPU wins only by `idle_stamp > latest_idle_timestamp`, which starts
+    /// at 0, so a CPU whose stamp is 0 is never taken.
     fn find_idlest_group_cpu(&self, d: usize, group: usize, p: TaskId, this_cpu: usize) -> usize {
         let g = &self.sd.domains[d].groups[group];
         if g.weight == 1 {
@@ -434,7 +387,7 @@ impl World {
         for i in g.span.and(&self.tasks[p].allowed).iter() {
             if self.idle_cpu(i) {
                 let stamp = self.rqs[i].idle_stamp;
-                if latest_idle.is_none_or(|(s, _)| stamp > s) {
+                if stamp > latest_idle.map_or(0, |(s, _)| s) {
                     latest_idle = Some((stamp, i));
                 }
             } else if latest_idle.is_none() {
@@ -476,7 +429,9 @@ impl World {
         Some(idlest)
     }
 
-    /// v4.13-v5.4 `find_idlest_group()` (spare capacity, then runnable and blocked load).
+    /// v4.10-v5.4 `find_idlest_group()` (spare capacity, then runnable and blocked load), in its
+    /// v4.15+ form: the local loads start at ULONG_MAX (v4.10 started them at 0, which only differs
+    /// when the task may not run in the local group).
     fn find_idlest_group_spare(
         &self,
         d: usize,
@@ -542,7 +497,10 @@ impl World {
             }
         }
         let idlest = idlest?;
-        if dom.has(SD_NUMA) && min_runnable_load.saturating_add(imbalance) >= this_runnable_load {
+        if self.config.find_idlest_spare_numa
+            && dom.has(SD_NUMA)
+            && min_runnable_load.saturating_add(imbalance) >= this_runnable_load
+        {
             return None;
         }
         if min_runnable_load > this_runnable_load.saturating_add(imbalance) {
@@ -561,6 +519,7 @@ impl World {
         let dom = &self.sd.domains[d];
         let g = &dom.groups[group];
         let mut s = SgStats::default();
+        let mut fits_some = false;
         for i in g.span.iter() {
             s.group_load += self.cpu_load_without(i, p);
             s.group_util += self.cpu_util_without(i, p);
@@ -572,11 +531,14 @@ impl World {
             if nr == 0 && self.rqs[i].curr.is_none_or(|c| c == p) {
                 s.idle_cpus += 1;
             }
-            if dom.has(SD_ASYM_CPUCAPACITY)
-                && !fits_capacity(self.task_util_est(p), self.capacity_of(i))
-            {
-                s.group_misfit_task_load = 1;
+            if fits_capacity(self.task_util_est(p), self.capacity_of(i)) {
+                fits_some = true;
             }
+        }
+        // v5.7: misfit when the task does not fit the group's max_capacity; v6.8: misfit unless
+        // some CPU of the group fits. The same rule: misfit when no CPU fits.
+        if dom.has(SD_ASYM_CPUCAPACITY) && !fits_some {
+            s.group_misfit_task_load = 1;
         }
         s.group_capacity = g.capacity;
         s.group_weight = g.weight;

@@ -5,8 +5,10 @@
 //! placement and to how fast cpufreq reacts (E2). Metric: elapsed seconds.
 //!
 //! The model: the shell ("sh") runs `processes` commands. Per command it does `shell_us` of work
-//! (parsing, `fork()`), forks the command and waits for it. A command does `exec_us` (exec and
-//! dynamic linking) plus its own work, and exits; every `io_every`-th command sleeps `io_us` halfway
+//! (parsing, `fork()`), forks the command and waits for it. A command first execs ([`Op::Exec`]:
+//! the forked shell child calls `execve()` of `git` or the test's helper, and `sched_exec()` may
+//! move it to an idler CPU), then does `exec_us` (loading and dynamic linking) plus its own work,
+//! and exits; every `io_every`-th command sleeps `io_us` halfway
 //! through (a read or fsync that misses the page cache). Every `parallel_every`-th step is a
 //! two-command pipeline (`git ... | grep ...`): both are forked before the shell waits, so they run
 //! at the same time: this is the small parallel fraction. Command `i`'s work is `work_us` times one of
@@ -205,11 +207,12 @@ impl Gitsource {
             };
             programs.push(Program::new(
                 "git",
-                vec![run(us(self.exec_us) + work), Op::Exit],
+                vec![Op::Exec, run(us(self.exec_us) + work), Op::Exit],
             ));
             programs.push(Program::new(
                 "git",
                 vec![
+                    Op::Exec,
                     run(us(self.exec_us) + work / 2),
                     Op::Sleep((self.io_us * NSEC_PER_USEC).max(1)),
                     run(work - work / 2),
@@ -248,6 +251,8 @@ mod tests {
             .filter(|op| matches!(op, Op::Fork(p) if (p - 1) % 2 == 1))
             .count();
         assert_eq!(io_forks, 9);
+        // Every command execs before it does any work.
+        assert!(inst.programs[1..].iter().all(|p| p.ops[0] == Op::Exec));
     }
 
     #[test]

@@ -1,16 +1,18 @@
 //! kernbench-like (LTP utils/benchmark/kernbench-0.42, Con Kolivas): a kernel build with
 //! `make -j jobs`, timed. kernbench runs it at jobs = ncpus/2, 4 x ncpus ("optimal") and unlimited.
 //! The shape that matters to the scheduler: many short-lived, CPU-bound compiler processes, with
-//! fork/exec/exit churn that exercises fork placement (`SD_BALANCE_FORK`/`SD_BALANCE_EXEC`) and
-//! idle balancing. Metric: elapsed seconds.
+//! fork/exec/exit churn that exercises fork placement (`SD_BALANCE_FORK`), exec placement
+//! (`sched_exec()`, `SD_BALANCE_EXEC`) and idle balancing. Metric: elapsed seconds.
 //!
 //! The model: `jobs` job slots, each a task standing for one of make's job-server slots. A slot
 //! takes the next file not yet started, in Makefile order (one single-event pool per file: a slot
 //! scans forward for the first file whose pool still holds its event), pays `make_us` of make's
 //! work, forks the compiler for that file and waits for it, then takes the next file. The compiler
-//! child does `exec_us` (exec, dynamic linking, the `gcc` driver's own processes) plus the file's
-//! compile work, and exits. When every file is built, the final link (`link_ms`, one process) runs
-//! alone. The clock runs from make's start to the end of the link.
+//! child execs at once ([`Op::Exec`]: make's child calls `execve()` of the shell that runs `gcc`,
+//! and `sched_exec()` may move it to an idler CPU before it does any work), then does `exec_us`
+//! (loading, dynamic linking, the `gcc` driver's own processes) plus the file's compile work, and
+//! exits. When every file is built, the final link (`link_ms`, one process, also forked and
+//! exec'd) runs alone. The clock runs from make's start to the end of the link.
 //!
 //! Per-file work is deterministic: file `i`'s work is `work_ms` times one of 16 factors (1/4 to
 //! ~2.4, average exactly 1; [`WORK_FACTORS`]), picked by a hash of `i`, so a few files take ten
@@ -214,6 +216,7 @@ impl Kernbench {
         programs.push(Program::new(
             "ld",
             vec![
+                Op::Exec,
                 Op::Run {
                     work: (self.link_ms * NSEC_PER_MSEC * WORK_SCALE).max(1),
                     jitter_ppm: self.jitter_ppm,
@@ -225,6 +228,7 @@ impl Kernbench {
             programs.push(Program::new(
                 "cc1",
                 vec![
+                    Op::Exec,
                     Op::Run {
                         work: (us(self.exec_us) + self.file_work_ns(i) * WORK_SCALE).max(1),
                         jitter_ppm: self.jitter_ppm,
@@ -283,6 +287,9 @@ mod tests {
             }
         );
         assert_eq!(slot[10], Op::Fork(5));
+        // The compiler and the link exec before they do any work.
+        assert_eq!(inst.programs[5].ops[0], Op::Exec);
+        assert_eq!(inst.programs[2].ops[0], Op::Exec);
         let unlimited = Kernbench {
             files: 5,
             ..Kernbench::new(0)

@@ -102,6 +102,9 @@ pub enum Op {
     },
     /// Create a task running another program (`clone()` + `wake_up_new_task()`).
     Fork(usize),
+    /// `execve()`: the task starts a new program image; the scheduler re-places it with
+    /// `sched_exec()` (SD_BALANCE_EXEC), which may move it to another CPU before it runs on.
+    Exec,
     /// Block until every child has exited.
     WaitChildren,
     /// `sched_setaffinity()`: restrict the task to these CPUs; a task on a CPU it may no longer use
