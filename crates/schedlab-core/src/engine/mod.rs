@@ -408,15 +408,16 @@ impl<'a> Engine<'a> {
                     self.w.now, ev.t
                 )));
             }
+            // The stop time first: a duration equal to the limit is within it.
+            if self.inst.stop_at.is_some_and(|stop| ev.t > stop) {
+                self.w.now = self.inst.stop_at.unwrap();
+                break;
+            }
             if ev.t > max_ns {
                 return Err(Error::Limit(format!(
                     "the run did not finish within {} simulated seconds",
                     self.limits.max_sim_seconds
                 )));
-            }
-            if self.inst.stop_at.is_some_and(|stop| ev.t > stop) {
-                self.w.now = self.inst.stop_at.unwrap();
-                break;
             }
             self.w.now = ev.t;
             events += 1;
