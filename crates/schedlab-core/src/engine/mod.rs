@@ -438,7 +438,7 @@ impl<'a> Engine<'a> {
                 EvKind::Ilb(cpu) => {
                     if self.w.idle_cpu(cpu) {
                         self.w.nohz_idle_balance(cpu);
-                        self.trace_balance_moves();
+                        self.trace_balance_moves(cpu);
                     }
                 }
             }
@@ -625,9 +625,15 @@ impl<'a> Engine<'a> {
 
     /// `__schedule()`: pick the next task of `cpu`, running its zero-time ops until one has work to
     /// do or blocks; go idle (after a newly-idle balance) when nothing is left.
+    ///
+    /// The picked task is switched in before its zero-time ops run, as in the kernel, where a task
+    /// woken to take a lock, signal or re-arm a timer is switched in, does that, and is switched
+    /// out (`prev_state=S`, or `X` when it exits). Simplification: such an activation takes no
+    /// time in the model, so the CPU's busy bookkeeping (power, turbo's active cores, `idle_stamp`,
+    /// the PELT idle clock, the governor's idle update) sees a CPU that did no work as never having
+    /// left idle; `running` (what ftrace shows) and `context_switches` do see it.
     fn schedule(&mut self, cpu: usize) {
         self.account(cpu);
-        let prev = self.running[cpu];
         let mut picks = 0u32;
         loop {
             picks += 1;
@@ -644,14 +650,15 @@ impl<'a> Engine<'a> {
             };
             let Some(t) = next else {
                 let pulled = self.w.newidle_balance(cpu);
-                self.trace_balance_moves();
+                self.trace_balance_moves(cpu);
                 if pulled {
                     continue;
                 }
-                self.go_idle(cpu, prev);
+                self.go_idle(cpu);
                 return;
             };
             self.w.update_misfit_status(cpu);
+            self.switch_to(cpu, Some(t));
             if self.w.tasks[t].work_left == 0 {
                 self.w.rqs[cpu].last_account = self.w.now;
                 self.step(cpu, t);
@@ -663,14 +670,9 @@ impl<'a> Engine<'a> {
                     continue;
                 }
             }
-            if prev != Some(t) {
-                self.w.counters.context_switches += 1;
-                self.trace_switch(cpu, prev, Some(t));
-            }
-            self.running[cpu] = Some(t);
             self.w.rqs[cpu].last_account = self.w.now;
             self.refresh_rate(cpu);
-            if prev.is_none() {
+            if self.w.busy_since[cpu].is_none() {
                 self.busy_changed(cpu);
             }
             if !self.w.rqs[cpu].tick_armed {
@@ -681,6 +683,30 @@ impl<'a> Engine<'a> {
             }
             self.freq_update(cpu);
             return;
+        }
+    }
+
+    /// `context_switch()` as ftrace sees it: `cpu` switches from what it was running to `next`
+    /// (None: idle), counted and traced; nothing when that is already what it runs.
+    fn switch_to(&mut self, cpu: usize, next: Option<TaskId>) {
+        let prev = self.running[cpu];
+        if prev != next {
+            self.w.counters.context_switches += 1;
+            self.trace_switch(cpu, prev, next);
+            self.running[cpu] = next;
+        }
+    }
+
+    /// `p` leaves `cpu` before `cpu` has picked its next task: the source CPU's stopper
+    /// (`migration/N`, which `active_load_balance_cpu_stop()` and the affinity change's
+    /// `migration_cpu_stop()` run on) preempts it, or it blocked and is woken elsewhere (the
+    /// kernel's `try_to_wake_up()` waits for `p->on_cpu` to clear before it picks a CPU). Either
+    /// way the kernel switches `p` out on `cpu` before `sched_migrate_task`, so that switch is
+    /// made now, ahead of the move. Simplification: the stopper is not a task of the model, so
+    /// `cpu` shows idle between `p` and whatever it runs next, for no time.
+    fn switch_out(&mut self, cpu: usize, p: TaskId) {
+        if self.running[cpu] == Some(p) {
+            self.switch_to(cpu, None);
         }
     }
 
@@ -718,16 +744,17 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn go_idle(&mut self, cpu: usize, prev: Option<TaskId>) {
+    /// `cpu` has nothing to run: it switches to idle, and if it was doing work its idle
+    /// bookkeeping starts (see [`Engine::schedule`] for a zero-time activation).
+    fn go_idle(&mut self, cpu: usize) {
         let rq = &mut self.w.rqs[cpu];
         rq.gen = rq.gen.wrapping_add(1);
-        if prev.is_some() {
-            self.running[cpu] = None;
+        self.switch_to(cpu, None);
+        if self.w.busy_since[cpu].is_some() {
+            let rq = &mut self.w.rqs[cpu];
             rq.idle_stamp = self.w.now;
             let util_sum = rq.avg.util_sum;
             rq.clock_pelt.going_idle(util_sum);
-            self.w.counters.context_switches += 1;
-            self.trace_switch(cpu, prev, None);
             self.busy_changed(cpu);
             self.freq_update(cpu);
         }
@@ -826,7 +853,9 @@ impl<'a> Engine<'a> {
         if migrated {
             self.w.update_load_avg(prev, Some(p));
             self.w.detach_entity_load_avg(prev, p);
-            self.trace_migrate(p, prev, target, MigrateReason::Wakeup);
+            self.switch_out(prev, p);
+            // set_task_cpu() runs on the waking CPU (a timer's: the CPU it fires on).
+            self.trace_migrate(p, prev, target, MigrateReason::Wakeup, wcpu);
         }
         self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
         self.trace_wakeup(p, target, false);
@@ -851,7 +880,7 @@ impl<'a> Engine<'a> {
         // trigger_load_balance()
         if self.w.jiffies() >= self.w.rqs[cpu].next_balance {
             self.w.rebalance_domains(cpu, CpuIdleType::NotIdle);
-            self.trace_balance_moves();
+            self.trace_balance_moves(cpu);
         }
         if let Some(ilb) = self.w.nohz_balancer_kick(cpu) {
             self.push(self.w.now + ILB_IPI_NS, EvKind::Ilb(ilb));
@@ -882,7 +911,9 @@ impl<'a> Engine<'a> {
         let was_curr = self.w.rqs[src].curr == Some(p);
         self.w.dequeue_task(src, p, true);
         self.w.enqueue_task(dst, p, Enqueue::Migrated);
-        self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance);
+        // The stopper preempted p on src, then moves it from there.
+        self.switch_out(src, p);
+        self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance, src);
         self.w.check_preempt_wakeup(dst, p);
         if was_curr {
             self.w.resched(src);
@@ -916,10 +947,19 @@ impl<'a> Engine<'a> {
             });
         }
     }
-    fn trace_migrate(&mut self, task: TaskId, from: usize, to: usize, reason: MigrateReason) {
+    /// `sched_migrate_task`, printed by `cpu`, the CPU doing the move.
+    fn trace_migrate(
+        &mut self,
+        task: TaskId,
+        from: usize,
+        to: usize,
+        reason: MigrateReason,
+        cpu: usize,
+    ) {
         if let Some(tr) = &mut self.trace {
             tr.push(TraceEvent::Migrate {
                 t: self.w.now,
+                cpu,
                 task,
                 from,
                 to,
@@ -928,15 +968,18 @@ impl<'a> Engine<'a> {
         }
     }
     /// `sched_migrate_task` for each task a balance pass moved (`World::move_task`), in the order
-    /// moved and before anything the moves lead to. Fork placement fires none: the kernel sets a
-    /// new task's CPU with `__set_task_cpu()`, which does not trace (v6.8 `wake_up_new_task()`).
-    fn trace_balance_moves(&mut self) {
+    /// moved and before anything the moves lead to, printed by `cpu`, the balancing CPU
+    /// (`detach_tasks()` runs there; for a nohz idle balance, the idle-load-balancer). Fork placement
+    /// fires none: the kernel sets a new task's CPU with `__set_task_cpu()`, which does not trace
+    /// (v6.8 `wake_up_new_task()`).
+    fn trace_balance_moves(&mut self, cpu: usize) {
         let now = self.w.now;
         let (Some(moves), Some(tr)) = (&mut self.w.balance_moves, &mut self.trace) else {
             return;
         };
         tr.extend(moves.drain(..).map(|(task, from, to)| TraceEvent::Migrate {
             t: now,
+            cpu,
             task,
             from,
             to,
