@@ -286,7 +286,14 @@ impl Plan {
         let mut variants = Vec::new();
         for v in &scenario.variants {
             let config = build_config(&v.baseline, &v.patches, v.config.as_ref(), v.governor)
-                .map_err(|e| Error::Config(format!("variant '{}': {e}", v.name)))?;
+                .map_err(|e| {
+                    // The variant's name once, and the kind once.
+                    let m = match e {
+                        Error::Config(m) => m,
+                        other => other.to_string(),
+                    };
+                    Error::Config(format!("variant '{}': {m}", v.name))
+                })?;
             let domains = SchedDomains::build(&topo, &config)?;
             variants.push(PlannedVariant {
                 name: v.name.clone(),
@@ -433,6 +440,10 @@ impl Plan {
             engine = engine.with_invariant_checks();
         }
         let out = engine.run().map_err(|e| match e {
+            // Without a sweep there is no parameter to name (only the run index, already given).
+            Error::Limit(m) if self.scenario.sweep.is_none() => {
+                Error::Limit(format!("run {index} ({}): {m}", v.name))
+            }
             Error::Limit(m) => Error::Limit(format!(
                 "run {index} ({}, {} {}): {m}",
                 v.name, self.param_name, self.params[param_index]
