@@ -103,7 +103,9 @@
 //! have), `pi_enabled: true` (priority-inheritance mutexes), `util_min`/`util_max` (uclamp),
 //! `taskgroup` (cgroups), a `nodes_membind` that leaves out some of the machine's NUMA nodes (one
 //! that binds every node is an unbound thread and is accepted), and the memory and I/O events `mem`,
-//! `memrun`, `iorun`.
+//! `memrun`, `iorun`. A task's (and a phase's) events are read before its scheduling keys are
+//! refused, so a file rt-app itself rejects for an event (the legacy grammar's `lock_order`) is
+//! rejected for that, not refused for a feature the model lacks.
 //!
 //! # Left out
 //! `t_zero` is the run's start; rt-app takes it when its first thread starts, a few microseconds
@@ -654,7 +656,10 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
     let delay_us = o.int("delay")?.unwrap_or(0).max(0) as u64;
     let cpus = read_cpus(o, topo)?;
     let phases_v = o.get("phases");
-    let nice = read_sched(o, true, phases_v.is_some(), topo)?.unwrap_or(0);
+    // The scheduling keys' verdict waits for the events': a file rt-app rejects for an event
+    // (the legacy grammar's `"lock_order": [...]`, "Unknown or mismatch lock_order event type")
+    // is rejected for that, not refused for a scheduling feature the model lacks.
+    let sched = read_sched(o, true, phases_v.is_some(), topo);
     let (phases, loops) = match phases_v {
         Some(pv) => {
             let Value::Object(pf) = pv else {
@@ -672,8 +677,10 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
                         p.type_name()
                     )));
                 };
-                let nice = read_sched(po, false, false, topo)?;
-                phases.push(read_phase(po, nice, topo)?);
+                let sched = read_sched(po, false, false, topo);
+                let mut phase = read_phase(po, None, topo)?;
+                phase.nice = sched?;
+                phases.push(phase);
             }
             (phases, o.int("loop")?.unwrap_or(-1))
         }
@@ -685,6 +692,7 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
             (vec![phase], loops)
         }
     };
+    let nice = sched?.unwrap_or(0);
     Ok(Task {
         name: name.to_string(),
         instances: instances as u32,
