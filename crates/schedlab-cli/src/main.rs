@@ -181,14 +181,7 @@ fn run(cmd: Command) -> Result<String, Error> {
                 _ => out.join("\n"),
             })
         }
-        Command::Run { file, opts } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| Error::Scenario(format!("cannot read {file}: {e}")))?;
-            execute(
-                Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{file}: {e}")))?,
-                &opts,
-            )
-        }
+        Command::Run { file, opts } => execute(read_scenario(&file)?, &opts),
         Command::Trace { scenario, pick } => {
             let t = traced(&scenario, &pick)?;
             Ok(format!(
@@ -245,12 +238,21 @@ fn run(cmd: Command) -> Result<String, Error> {
 /// A built-in scenario by name, or a scenario file by path (anything ending in `.json`).
 fn load_scenario(name_or_path: &str) -> Result<Scenario, Error> {
     if name_or_path.ends_with(".json") {
-        let text = std::fs::read_to_string(name_or_path)
-            .map_err(|e| Error::Scenario(format!("cannot read {name_or_path}: {e}")))?;
-        Scenario::from_json(&text).map_err(|e| Error::Scenario(format!("{name_or_path}: {e}")))
+        read_scenario(name_or_path)
     } else {
         scenarios::builtin(name_or_path)
     }
+}
+
+/// A scenario file. Its errors name the file once, inside the error's own kind
+/// ("invalid scenario: FILE: not valid JSON ..."), never as a second prefix.
+fn read_scenario(path: &str) -> Result<Scenario, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Scenario(format!("cannot read {path}: {e}")))?;
+    Scenario::from_json(&text).map_err(|e| match e {
+        Error::Scenario(m) => Error::Scenario(format!("{path}: {m}")),
+        other => other,
+    })
 }
 
 fn traced(scenario: &str, pick: &PickOpts) -> Result<schedlab_core::experiment::RunTrace, Error> {

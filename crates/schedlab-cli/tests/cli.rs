@@ -141,3 +141,124 @@ fn trace_and_explain_take_the_runs_the_table_was_made_with() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// Each error says each thing once: one kind ("invalid scenario:", "invalid kernel
+/// configuration:", ...), the file's name once, the variant's name once, the run once.
+#[test]
+fn a_bad_file_is_named_once_and_its_error_kind_said_once() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (_, shown, _) = schedlab(&["show", "hikey960-asym-packing"]);
+    let scenario: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let with = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut s = scenario.clone();
+        f(&mut s);
+        serde_json::to_string(&s).unwrap()
+    };
+    let bad_json = write("bad.json", "{ not json".into());
+    let bad_version = write("version.json", with(&|s| s["version"] = 2.into()));
+    let bad_key = write("key.json", with(&|s| s["extra"] = 1.into()));
+    let bad_config = write(
+        "config.json",
+        with(&|s| s["variants"][0]["config"] = serde_json::json!({"hzz": 1})),
+    );
+    let bad_patch = write(
+        "patch.json",
+        with(&|s| s["variants"][0]["patches"] = serde_json::json!(["nope"])),
+    );
+    // An rt-app file that runs past its limit, no sweep: the run is named once.
+    let long = write(
+        "long.json",
+        with(&|s| {
+            s.as_object_mut().unwrap().remove("sweep");
+            s["workload"] = serde_json::json!({"kind": "rt-app", "json":
+                r#"{"global": {"duration": 5}, "tasks": {"t": {"run": 1000, "sleep": 1000}}}"#});
+            s["limits"] = serde_json::json!({"max_sim_seconds": 1, "max_events": 50000000,
+                                              "max_tasks": 20000});
+        }),
+    );
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (
+            vec!["run", &bad_json],
+            "invalid scenario: ",
+            "not valid JSON",
+        ),
+        (
+            vec!["trace", &bad_json],
+            "invalid scenario: ",
+            "not valid JSON",
+        ),
+        (
+            vec!["explain", &bad_json],
+            "invalid scenario: ",
+            "not valid JSON",
+        ),
+        (
+            vec!["bench", &bad_json],
+            "invalid scenario: ",
+            "not valid JSON",
+        ),
+        (
+            vec!["run", &bad_version],
+            "invalid scenario: ",
+            "\"version\" must be 1",
+        ),
+        (
+            vec!["run", &bad_key],
+            "invalid scenario: ",
+            "unknown field `extra`",
+        ),
+        (
+            vec!["run", &bad_config],
+            "invalid kernel configuration: ",
+            "variant 'mainline': variant config: unknown field `hzz`",
+        ),
+        (
+            vec!["run", &bad_patch],
+            "invalid kernel configuration: ",
+            "variant 'mainline': unknown patch 'nope'",
+        ),
+        (
+            vec!["run", &long, "--runs", "1"],
+            "limit exceeded: ",
+            "run 0 (mainline): the run did not finish within 1 simulated seconds",
+        ),
+    ];
+    for (args, kind, detail) in cases {
+        let (code, _, err) = schedlab(&args);
+        assert_eq!(code, 1, "{args:?}");
+        let err = err.trim_end();
+        assert!(
+            err.starts_with(&format!("schedlab: {kind}")),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains(detail), "{args:?}: {err}");
+        for once in [
+            "invalid ",
+            "limit exceeded",
+            "variant '",
+            "run 0",
+            "schedlab:",
+        ] {
+            assert!(
+                err.matches(once).count() <= 1,
+                "{args:?}: {once:?} twice in {err}"
+            );
+        }
+        let file = args[1];
+        if kind == "invalid scenario: " {
+            // The file, right after the kind, once.
+            assert!(
+                err.starts_with(&format!("schedlab: invalid scenario: {file}: ")),
+                "{args:?}: {err}"
+            );
+            assert_eq!(err.matches(file).count(), 1, "{args:?}: {err}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

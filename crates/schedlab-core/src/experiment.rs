@@ -472,6 +472,10 @@ impl Plan {
             engine = engine.with_invariant_checks();
         }
         let out = engine.run().map_err(|e| match e {
+            // Without a sweep there is no parameter to name (only the run index, already given).
+            Error::Limit(m) if self.scenario.sweep.is_none() => {
+                Error::Limit(format!("run {index} ({}): {m}", v.name))
+            }
             Error::Limit(m) => Error::Limit(format!(
                 "run {index} ({}, {} {}): {m}",
                 v.name, self.param_name, self.params[param_index]

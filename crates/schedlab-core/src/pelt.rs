@@ -10,7 +10,10 @@
 //! are not scaled; with [`Scale::Contribution`] each contribution is multiplied by the frequency and
 //! CPU scale factors as v4.9-v5.0 `__update_load_avg()`/`accumulate_sum()` did. Simplification: the
 //! pre-v4.17 three-segment loop (`__compute_runnable_contrib`) is expressed with the v4.17+
-//! `__accumulate_pelt_segments()`; both compute the same series.
+//! `__accumulate_pelt_segments()`. Only that split is the same series (in real arithmetic; the
+//! integer roundings differ): v4.9's `__update_load_avg()` also divides its averages by
+//! `LOAD_AVG_MAX` rather than by the divider above, so v4.9's arithmetic is not this one
+//! (fidelity-review F13).
 
 use crate::units::SCHED_CAPACITY_SHIFT;
 

@@ -102,9 +102,12 @@ pub enum TraceEvent {
         prev_state: PrevState,
         next: Option<usize>,
     },
-    /// `sched_migrate_task`.
+    /// `sched_migrate_task`, traced by `cpu`, the CPU doing the move: the source CPU's stopper for
+    /// an active balance or an affinity change, the balancing CPU for a load-balance pull, the
+    /// waking CPU for a wake-up.
     Migrate {
         t: u64,
+        cpu: usize,
         task: usize,
         from: usize,
         to: usize,
@@ -136,7 +139,9 @@ pub enum MigrateReason {
 /// read `sched_switch`, `sched_wakeup`, `sched_migrate_task` and `cpu_frequency` lines. Task `i` is
 /// `comm-i` with `comm` from `names[i]` (pid = task id + 1; pid 0 is the idle task). A frequency
 /// change of domain `d` is one `cpu_frequency` line per CPU in `freq_domain_cpus[d]`, as cpufreq
-/// traces it for each CPU of the policy.
+/// traces it for each CPU of the policy. A `sched_migrate_task` line is in the mover's CPU column
+/// and its TASK-PID is what that CPU runs then (the waker, the balancing CPU's task or idle; an
+/// active balance's or affinity change's stopper is not a task of the model and shows as idle).
 pub fn to_ftrace(
     events: &[TraceEvent],
     names: &[String],
@@ -148,6 +153,8 @@ pub fn to_ftrace(
     };
     let mut s =
         String::from("# tracer: nop\n#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
+    // What each CPU runs, as the switches so far say.
+    let mut current: Vec<Option<usize>> = Vec::new();
     for e in events {
         let line = match *e {
             TraceEvent::Switch {
@@ -157,6 +164,10 @@ pub fn to_ftrace(
                 prev_state,
                 next,
             } => {
+                if current.len() <= cpu {
+                    current.resize(cpu + 1, None);
+                }
+                current[cpu] = next;
                 let (pc, pp) = comm(prev);
                 let (nc, np) = comm(next);
                 format!(
@@ -182,15 +193,17 @@ pub fn to_ftrace(
             }
             TraceEvent::Migrate {
                 t,
+                cpu,
                 task,
                 from,
                 to,
                 reason,
             } => {
                 let (c, p) = comm(Some(task));
+                let (mc, mp) = comm(current.get(cpu).copied().flatten());
                 format!(
                     "{:>16}-{:<7} [{:03}] {:>12.6}: sched_migrate_task: comm={c} pid={p} prio=120 orig_cpu={from} dest_cpu={to} reason={reason:?}",
-                    c, p, to, t as f64 / 1e9
+                    mc, mp, cpu, t as f64 / 1e9
                 )
             }
             TraceEvent::Frequency { t, domain, khz } => {

@@ -117,12 +117,13 @@ fn a_periodic_task_is_run_then_timer_in_a_loop() {
                 period: ms(10),
                 absolute: false
             },
+            // One count per phase-loop iteration, the row rt-app logs.
+            Op::Count(1),
             Op::Repeat {
                 slot: 0,
                 times: 10,
                 to: 3
             },
-            Op::Count(1),
             Op::MarkEnd,
             Op::Exit,
         ]
@@ -202,12 +203,12 @@ fn json_c_syntax_duplicate_keys_and_prefix_matched_events() {
             Op::Sleep(ms(3)),
             Op::RunFor(500 * NSEC_PER_USEC),
             Op::Yield,
+            Op::Count(1),
             Op::Repeat {
                 slot: 0,
                 times: 2,
                 to: 3
             },
-            Op::Count(1),
             Op::MarkEnd,
             Op::Exit,
         ]
@@ -234,6 +235,7 @@ fn phases_instances_delay_cpus_and_priority() {
                 Op::SetAffinity(big),
                 work(1000, 1024),
                 Op::Sleep(ms(4)),
+                Op::Count(1),
                 Op::Repeat {
                     slot: 0,
                     times: 4,
@@ -243,6 +245,7 @@ fn phases_instances_delay_cpus_and_priority() {
                 Op::SetNice(5),
                 work(5000, 1024),
                 Op::Sleep(ms(5)),
+                Op::Count(1),
                 // "back" gives no priority: nice 5 stays, as in rt-app.
                 Op::SetAffinity(big),
                 work(1000, 1024),
@@ -593,4 +596,88 @@ fn a_forked_threads_delay_and_timers_count_from_t_zero() {
     assert!(tick.ops.contains(&Op::Delay(ms(30))), "{:?}", tick.ops);
     // Forked at 20 ms, awake at t_zero + 30 ms, then expiries at 40, 50 and 60 ms.
     close(run(&json).value, 0.060, 2e-4);
+}
+
+/// rt-app logs one row per phase-loop iteration (`thread_body()`: a `log_timing()` row and an
+/// `rtapp_loop` mark per `run()` of a phase), so that is what the count is: a task without phases
+/// and `"loop": -1` (rt-app's tutorial example1) loops its one phase forever and never finishes a
+/// thread loop, yet logs a row every 100 ms.
+#[test]
+fn the_count_is_rt_apps_phase_loop_iterations() {
+    let json = r#"{ "tasks": { "thread0": { "loop": -1, "run": 20000, "sleep": 80000 } },
+                    "global": { "duration": 2, "calibration": "CPU0" } }"#;
+    let out = run(json);
+    assert_eq!(out.sim_ns, ms(2000));
+    // 20 ms of CPU0's time (a little CPU; 9 ms on a big one) then 80 ms asleep: ~20-22 rows.
+    assert!((20.0..=23.0).contains(&out.value), "{}", out.value);
+    // Several phases and phase loops: every iteration of every phase counts.
+    let json = r#"{ "tasks": { "t": { "loop": 2, "phases": {
+                        "a": { "loop": 3, "run": 1000, "sleep": 1000 },
+                        "b": { "run": 1000 } } } },
+                    "global": { "duration": 5 } }"#;
+    assert_eq!(run(json).value, 8.0);
+}
+
+/// `ftrace_setup()`: the categories main, task, loop, event, stats and none, comma-separated,
+/// whole and in any case; anything else makes rt-app exit ("Invalid ftrace categories").
+#[test]
+fn an_ftrace_category_rt_app_does_not_know_is_rejected() {
+    let file = |ftrace: &str| {
+        format!(
+            r#"{{ "global": {{ "ftrace": {ftrace} }},
+                 "tasks": {{ "t": {{ "loop": 1, "run": 1000 }} }} }}"#
+        )
+    };
+    for ok in [
+        r#""main,task,loop,event,stats""#,
+        r#""none""#,
+        r#""Main,,STATS""#,
+        r#""""#,
+        "true",
+    ] {
+        rtapp::parse(&file(ok), &hikey()).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+    for (bad, cat) in [
+        (r#""main,task,loop,phase,event""#, "\"phase\""),
+        (r#""run""#, "\"run\""),
+        (r#""main, task""#, "\" task\""),
+        (r#""mains""#, "\"mains\""),
+    ] {
+        match rtapp::parse(&file(bad), &hikey()) {
+            Err(Error::Workload(m)) => {
+                assert!(m.contains(&format!("category {cat}")), "{bad}: {m}")
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
+/// A `nodes_membind` that covers every NUMA node of the machine is an unbound thread (LISA writes
+/// `[0]` into every phase it generates); a binding to some nodes only is refused as not modelled;
+/// a node the machine lacks is rejected, as rt-app rejects it.
+#[test]
+fn a_memory_binding_to_every_node_is_accepted() {
+    let file = |nodes: &str| {
+        format!(
+            r#"{{ "tasks": {{ "t": {{ "nodes_membind": {nodes}, "loop": 1, "run": 1000 }} }} }}"#
+        )
+    };
+    rtapp::parse(&file("[0]"), &hikey()).unwrap();
+    let ivb = Topology::build(&preset("ivb-ep").unwrap()).unwrap();
+    assert_eq!(ivb.packages.len(), 2);
+    rtapp::parse(&file("[1, 0]"), &ivb).unwrap();
+    match rtapp::parse(&file("[0]"), &ivb) {
+        Err(Error::Workload(m)) => {
+            assert!(
+                m.contains("leaves out NUMA node 1") && m.contains("not modelled"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    match rtapp::parse(&file("[2]"), &ivb) {
+        Err(Error::Workload(m)) => assert!(m.contains("NUMA nodes 0 to 1"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(rtapp::parse(&file("0"), &hikey()).is_err());
 }

@@ -20,7 +20,7 @@ use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
 use crate::sched::wakeup::WakeKind;
 use crate::sched::{Task, TaskId, TaskState, World, NICE_0_LOAD};
-use crate::trace::{Counters, MigrateReason, PrevState, TraceEvent};
+use crate::trace::{Counters, MigrateReason, TraceEvent};
 use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
 use crate::workload::{Instance, Metric};
 use std::cmp::Reverse;
@@ -29,6 +29,7 @@ use std::collections::{BinaryHeap, VecDeque};
 mod ops;
 #[cfg(test)]
 mod tests;
+mod tracepoints;
 
 /// A socket or pipe: a byte buffer with the tasks waiting to read and to write.
 #[derive(Clone, Debug, Default)]
@@ -480,7 +481,7 @@ impl<'a> Engine<'a> {
                 EvKind::Ilb(cpu) => {
                     if self.w.idle_cpu(cpu) {
                         self.w.nohz_idle_balance(cpu);
-                        self.trace_balance_moves();
+                        self.trace_balance_moves(cpu);
                     }
                 }
             }
@@ -689,9 +690,15 @@ impl<'a> Engine<'a> {
 
     /// `__schedule()`: pick the next task of `cpu`, running its zero-time ops until one has work to
     /// do or blocks; go idle (after a newly-idle balance) when nothing is left.
+    ///
+    /// The picked task is switched in before its zero-time ops run, as in the kernel, where a task
+    /// woken to take a lock, signal or re-arm a timer is switched in, does that, and is switched
+    /// out (`prev_state=S`, or `X` when it exits). Simplification: such an activation takes no
+    /// time in the model, so the CPU's busy bookkeeping (power, turbo's active cores, `idle_stamp`,
+    /// the PELT idle clock, the governor's idle update) sees a CPU that did no work as never having
+    /// left idle; `running` (what ftrace shows) and `context_switches` do see it.
     fn schedule(&mut self, cpu: usize) {
         self.account(cpu);
-        let prev = self.running[cpu];
         let mut picks = 0u32;
         loop {
             picks += 1;
@@ -708,14 +715,15 @@ impl<'a> Engine<'a> {
             };
             let Some(t) = next else {
                 let pulled = self.w.newidle_balance(cpu);
-                self.trace_balance_moves();
+                self.trace_balance_moves(cpu);
                 if pulled {
                     continue;
                 }
-                self.go_idle(cpu, prev);
+                self.go_idle(cpu);
                 return;
             };
             self.w.update_misfit_status(cpu);
+            self.switch_to(cpu, Some(t));
             if self.w.tasks[t].work_left == 0 {
                 self.w.rqs[cpu].last_account = self.w.now;
                 self.step(cpu, t);
@@ -731,14 +739,9 @@ impl<'a> Engine<'a> {
                     continue;
                 }
             }
-            if prev != Some(t) {
-                self.w.counters.context_switches += 1;
-                self.trace_switch(cpu, prev, Some(t));
-            }
-            self.running[cpu] = Some(t);
             self.w.rqs[cpu].last_account = self.w.now;
             self.refresh_rate(cpu);
-            if prev.is_none() {
+            if self.w.busy_since[cpu].is_none() {
                 self.busy_changed(cpu);
             }
             if !self.w.rqs[cpu].tick_armed {
@@ -788,17 +791,18 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn go_idle(&mut self, cpu: usize, prev: Option<TaskId>) {
+    /// `cpu` has nothing to run: it switches to idle, and if it was doing work its idle
+    /// bookkeeping starts (see [`Engine::schedule`] for a zero-time activation).
+    fn go_idle(&mut self, cpu: usize) {
         let rq = &mut self.w.rqs[cpu];
         rq.gen = rq.gen.wrapping_add(1);
-        if prev.is_some() {
-            self.running[cpu] = None;
+        self.switch_to(cpu, None);
+        if self.w.busy_since[cpu].is_some() {
+            let rq = &mut self.w.rqs[cpu];
             rq.idle_stamp = self.w.now;
             let util_sum = rq.avg.util_sum;
             rq.clock_pelt.going_idle(util_sum);
             self.w.update_idle_core(cpu);
-            self.w.counters.context_switches += 1;
-            self.trace_switch(cpu, prev, None);
             self.busy_changed(cpu);
             self.freq_update(cpu);
         }
@@ -879,7 +883,9 @@ impl<'a> Engine<'a> {
         self.w.counters.exec_migrations += 1;
         self.w.dequeue_task(cpu, t, true);
         self.w.enqueue_task(dest, t, Enqueue::Migrated);
-        self.trace_migrate(t, cpu, dest, MigrateReason::Exec);
+        // The exec'ing CPU's stopper preempts the task, then moves it (`migration_cpu_stop()`).
+        self.switch_out(cpu, t);
+        self.trace_migrate(t, cpu, dest, MigrateReason::Exec, cpu);
         self.w.check_preempt_wakeup(dest, t);
         self.w.resched(cpu);
         self.freq_update(dest);
@@ -921,7 +927,9 @@ impl<'a> Engine<'a> {
         if migrated {
             self.w.update_load_avg(prev, Some(p));
             self.w.detach_entity_load_avg(prev, p);
-            self.trace_migrate(p, prev, target, MigrateReason::Wakeup);
+            self.switch_out(prev, p);
+            // set_task_cpu() runs on the waking CPU (a timer's: the CPU it fires on).
+            self.trace_migrate(p, prev, target, MigrateReason::Wakeup, wcpu);
         }
         self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
         self.trace_wakeup(p, target, false);
@@ -946,7 +954,7 @@ impl<'a> Engine<'a> {
         // trigger_load_balance()
         if self.w.jiffies() >= self.w.rqs[cpu].next_balance {
             self.w.rebalance_domains(cpu, CpuIdleType::NotIdle);
-            self.trace_balance_moves();
+            self.trace_balance_moves(cpu);
         }
         if let Some(ilb) = self.w.nohz_balancer_kick(cpu) {
             self.push(self.w.now + ILB_IPI_NS, EvKind::Ilb(ilb));
@@ -977,75 +985,12 @@ impl<'a> Engine<'a> {
         let was_curr = self.w.rqs[src].curr == Some(p);
         self.w.dequeue_task(src, p, true);
         self.w.enqueue_task(dst, p, Enqueue::Migrated);
-        self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance);
+        // The stopper preempted p on src, then moves it from there.
+        self.switch_out(src, p);
+        self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance, src);
         self.w.check_preempt_wakeup(dst, p);
         if was_curr {
             self.w.resched(src);
-        }
-    }
-
-    fn trace_switch(&mut self, cpu: usize, prev: Option<TaskId>, next: Option<TaskId>) {
-        if let Some(tr) = &mut self.trace {
-            let prev_state = match prev.map(|p| self.w.tasks[p].state) {
-                None => PrevState::Idle,
-                Some(TaskState::Runnable) => PrevState::Preempted,
-                Some(TaskState::Sleeping | TaskState::Blocked) => PrevState::Sleeping,
-                Some(TaskState::Exited) => PrevState::Exited,
-            };
-            tr.push(TraceEvent::Switch {
-                t: self.w.now,
-                cpu,
-                prev,
-                prev_state,
-                next,
-            });
-        }
-    }
-    fn trace_wakeup(&mut self, task: TaskId, cpu: usize, new: bool) {
-        if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Wakeup {
-                t: self.w.now,
-                task,
-                cpu,
-                new,
-            });
-        }
-    }
-    fn trace_migrate(&mut self, task: TaskId, from: usize, to: usize, reason: MigrateReason) {
-        if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Migrate {
-                t: self.w.now,
-                task,
-                from,
-                to,
-                reason,
-            });
-        }
-    }
-    /// `sched_migrate_task` for each task a balance pass moved (`World::move_task`), in the order
-    /// moved and before anything the moves lead to. Fork placement fires none: the kernel sets a
-    /// new task's CPU with `__set_task_cpu()`, which does not trace (v6.8 `wake_up_new_task()`).
-    fn trace_balance_moves(&mut self) {
-        let now = self.w.now;
-        let (Some(moves), Some(tr)) = (&mut self.w.balance_moves, &mut self.trace) else {
-            return;
-        };
-        tr.extend(moves.drain(..).map(|(task, from, to)| TraceEvent::Migrate {
-            t: now,
-            task,
-            from,
-            to,
-            reason: MigrateReason::LoadBalance,
-        }));
-    }
-
-    fn trace_freq(&mut self, domain: usize) {
-        if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Frequency {
-                t: self.w.now,
-                domain,
-                khz: self.w.policies[domain].cur_khz,
-            });
         }
     }
 }

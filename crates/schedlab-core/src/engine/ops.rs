@@ -273,9 +273,12 @@ impl Engine<'_> {
                         // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
                         let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
                         self.distribute_prev = dest;
+                        // __set_cpus_allowed_ptr() on the running task: the stopper of its
+                        // CPU preempts it and moves it (migration_cpu_stop()).
                         self.w.dequeue_task(cpu, t, true);
                         self.w.enqueue_task(dest, t, Enqueue::Migrated);
-                        self.trace_migrate(t, cpu, dest, MigrateReason::Affinity);
+                        self.switch_out(cpu, t);
+                        self.trace_migrate(t, cpu, dest, MigrateReason::Affinity, cpu);
                         self.w.check_preempt_wakeup(dest, t);
                         self.w.resched(cpu);
                         return;

@@ -336,6 +336,26 @@ fn the_run_stops_at_its_duration() {
     assert!((48.0..=50.0).contains(&out.value), "{}", out.value);
 }
 
+/// A duration equal to `limits.max_sim_seconds` is within the limit: the run stops at its
+/// duration (rt-app's own `mp3-long.json` runs 600 s, the default limit).
+#[test]
+fn a_duration_equal_to_the_time_limit_stops_the_run() {
+    let spin = Program::new("s", vec![work(1), Op::Count(1), Op::Jump(0)]);
+    let mut inst = forking(CpuMask::single(4), vec![spin], Metric::Count);
+    inst.stop_at = Some(NSEC_PER_SEC);
+    let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
+    let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
+    let d = SchedDomains::build(&t, &c).unwrap();
+    let limits = Limits {
+        max_sim_seconds: 1,
+        ..Limits::default()
+    };
+    let out = Engine::new(World::new(t, d, c), &inst, 1, limits, false)
+        .run()
+        .unwrap();
+    assert_eq!(out.sim_ns, NSEC_PER_SEC);
+}
+
 #[test]
 fn a_run_that_ends_on_a_tick_preemption_is_not_run_twice() {
     // Two tasks doing 20 x 1 ms each on one CPU: their runs end on tick boundaries (4 ms) where

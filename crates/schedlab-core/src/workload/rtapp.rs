@@ -63,13 +63,14 @@
 //! 2. [`Op::SetNice`] with the task's `priority` (the nice value for SCHED_OTHER, default 0);
 //! 3. each phase in key order: [`Op::SetAffinity`] with the phase's `cpus`, else the task's, else
 //!    all CPUs (only when some `cpus` is given), [`Op::SetNice`] when the phase sets `priority`
-//!    or `policy`, then its events in key order, repeated `loop` times (default 1; 0 or less is
-//!    forever, as rt-app's `phase_loop == loop` test never holds);
-//! 4. [`Op::Count`]`(1)` after each pass over the phases (one thread loop);
-//! 5. the passes repeat `loop` times (task level; default -1 = forever; 0 runs nothing). A task
+//!    or `policy`, then its events in key order and [`Op::Count`]`(1)`, repeated `loop` times
+//!    (default 1; 0 or less is forever, as rt-app's `phase_loop == loop` test never holds); the
+//!    count is one per phase-loop iteration, the unit rt-app logs (`thread_body()` writes one
+//!    `log_timing()` row and one `rtapp_loop` ftrace mark per `run()` of a phase);
+//! 4. the passes repeat `loop` times (task level; default -1 = forever; 0 runs nothing). A task
 //!    without `"phases"` is one phase: its `loop` is the phase's, and the thread then makes one
 //!    pass if `loop` is given, else loops forever (`parse_task_data()`);
-//! 6. [`Op::MarkEnd`], [`Op::Exit`].
+//! 5. [`Op::MarkEnd`], [`Op::Exit`].
 //!
 //! A forked thread skips the start barrier (as rt-app's do); its `delay` and timers count from
 //! `t_zero` too, not from the fork. `barrier` parties are what rt-app counts at parse time: for every barrier event
@@ -78,7 +79,8 @@
 //!
 //! # Global
 //! `duration` (s): the run stops then ([`Instance::stop_at`]) and the metric is
-//! [`Metric::Count`], the thread loops completed; without it (or -1, or 0) every thread must end
+//! [`Metric::Count`], the phase-loop iterations all threads completed (the rows of rt-app's logs;
+//! an iteration cut by the end is not logged, `continue_running` being false); without it (or -1, or 0) every thread must end
 //! and the metric is [`Metric::ElapsedSeconds`] from the start to the last thread's exit; a file
 //! whose threads loop forever then is an error. `calibration`: `run` events are fixed work,
 //! `n = us * 1000 / pLoad` loops of rt-app's busy loop, each taking `pLoad` ns on the calibration
@@ -89,7 +91,8 @@
 //! capacity-1024 CPU at its highest OPP; `n` is floored per second of work as `loadwait()` does.
 //! `default_policy` must be SCHED_OTHER. The logging keys (`logdir`, `log_basename`, `log_size`,
 //! `ftrace`, `gnuplot`, `cumulative_slack`), `lock_pages`, `io_device` and `mem_buffer_size` have
-//! no effect on scheduling and are accepted; `resources` is accepted (rt-app creates resources
+//! no effect on scheduling and are accepted, type-checked as rt-app checks them (an `ftrace`
+//! category rt-app does not know is rejected, as rt-app rejects it); `resources` is accepted (rt-app creates resources
 //! when events name them anyway).
 //!
 //! # Rejected, with an error naming the key
@@ -98,8 +101,11 @@
 //! `dl-deadline`, and the legacy task-level `period`, `deadline`, and `runtime` when the task has
 //! phases; they also request a custom slice on Linux 6.12+, which the modelled CFS kernels do not
 //! have), `pi_enabled: true` (priority-inheritance mutexes), `util_min`/`util_max` (uclamp),
-//! `taskgroup` (cgroups), `nodes_membind` (NUMA memory), and the memory and I/O events `mem`,
-//! `memrun`, `iorun`.
+//! `taskgroup` (cgroups), a `nodes_membind` that leaves out some of the machine's NUMA nodes (one
+//! that binds every node is an unbound thread and is accepted), and the memory and I/O events `mem`,
+//! `memrun`, `iorun`. A task's (and a phase's) events are read before its scheduling keys are
+//! refused, so a file rt-app itself rejects for an event (the legacy grammar's `lock_order`) is
+//! rejected for that, not refused for a feature the model lacks.
 //!
 //! # Left out
 //! `t_zero` is the run's start; rt-app takes it when its first thread starts, a few microseconds
@@ -130,7 +136,7 @@ impl RtApp {
         parse(&self.json, topo)
     }
 
-    /// [`Metric::Count`] (thread loops) when the file sets a `duration`, else
+    /// [`Metric::Count`] (phase-loop iterations) when the file sets a `duration`, else
     /// [`Metric::ElapsedSeconds`]. A file that does not parse gets the latter; instantiating it
     /// reports the error.
     pub fn metric(&self) -> Metric {
@@ -367,10 +373,10 @@ fn read_global(g: Obj<'_>, topo: &Topology) -> Result<Calibration> {
             return Err(g.type_error("log_size", "an integer or a string", v));
         }
     }
-    if let Some(v) = g.get("ftrace") {
-        if !matches!(v, Value::Bool(_) | Value::Str(_)) {
-            return Err(g.type_error("ftrace", "a string", v));
-        }
+    match g.get("ftrace") {
+        None | Some(Value::Bool(_)) => {}
+        Some(Value::Str(s)) => check_ftrace_categories(s)?,
+        Some(v) => return Err(g.type_error("ftrace", "a string", v)),
     }
     let calibration = match g.get("calibration") {
         None => Calibration::Cpu(0),
@@ -410,6 +416,29 @@ fn read_global(g: Obj<'_>, topo: &Topology) -> Result<Calibration> {
         Some(v) => return Err(g.type_error("calibration", "\"CPU<n>\" or an integer", v)),
     };
     Ok(calibration)
+}
+
+/// The categories rt-app's `ftrace_setup()` knows (rt-app HEAD, `src/rt-app_utils.c`).
+const FTRACE_CATEGORIES: [&str; 6] = ["main", "task", "loop", "event", "stats", "none"];
+
+/// `ftrace_setup()`: a comma-separated list (`strtok()`, so empty items are skipped) of category
+/// names, each matched whole and ignoring case (`strncasecmp()` over the name and its NUL);
+/// anything else makes rt-app exit with "Invalid ftrace categories". rt-app's tutorial also lists
+/// `run`, which its code does not accept; the code is followed.
+fn check_ftrace_categories(s: &str) -> Result<()> {
+    for cat in s.split(',').filter(|c| !c.is_empty()) {
+        if !FTRACE_CATEGORIES
+            .iter()
+            .any(|known| known.eq_ignore_ascii_case(cat))
+        {
+            return Err(err(format!(
+                "global: \"ftrace\" category \"{cat}\" is not one of {} (rt-app: \"Invalid ftrace \
+                 categories\")",
+                FTRACE_CATEGORIES.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `parse_resources()`: the section only pre-creates resources; its types are checked.
@@ -461,6 +490,52 @@ fn check_policy(p: &str, at: &str) -> Result<()> {
     }
 }
 
+/// `parse_numa_data()` (with libnuma): an array of node numbers, none above the machine's highest
+/// node, which `set_thread_membind()` passes to `numa_set_membind()`. The model has no memory
+/// placement: its NUMA nodes are the packages (a NUMA sched domain spans several), and a binding to
+/// every node is what an unbound thread has, so it is accepted with no effect (LISA writes
+/// `"nodes_membind": [0]` into every phase it generates, one node on most boards). A binding to
+/// some of the nodes only is refused as not modelled.
+fn read_nodes_membind(o: Obj<'_>, topo: &Topology) -> Result<()> {
+    let Some(v) = o.get("nodes_membind") else {
+        return Ok(());
+    };
+    let Value::Array(items) = v else {
+        return Err(o.type_error("nodes_membind", "an array of NUMA node numbers", v));
+    };
+    let nodes = topo.packages.len();
+    let mut bound = vec![false; nodes];
+    for item in items {
+        match item {
+            Value::Int(n) if *n >= 0 && (*n as u64) < nodes as u64 => bound[*n as usize] = true,
+            Value::Int(n) => {
+                return Err(err(format!(
+                    "{}: \"nodes_membind\" has node {n}; this machine has NUMA nodes 0 to {} \
+                     (rt-app: \"Invalid node\")",
+                    o.at,
+                    nodes - 1
+                )))
+            }
+            other => {
+                return Err(o.type_error("nodes_membind", "an array of NUMA node numbers", other))
+            }
+        }
+    }
+    if bound.iter().all(|&b| b) {
+        return Ok(());
+    }
+    let unbound: Vec<String> = (0..nodes)
+        .filter(|&n| !bound[n])
+        .map(|n| n.to_string())
+        .collect();
+    Err(err(format!(
+        "{}: \"nodes_membind\" leaves out NUMA node {}: binding memory to part of the machine \
+         (NUMA memory placement) is not modelled; bind every node or remove the key",
+        o.at,
+        unbound.join(", ")
+    )))
+}
+
 /// `parse_cpuset_data()`.
 fn read_cpus(o: Obj<'_>, topo: &Topology) -> Result<Option<CpuMask>> {
     let Some(v) = o.get("cpus") else {
@@ -495,7 +570,12 @@ fn read_cpus(o: Obj<'_>, topo: &Topology) -> Result<Option<CpuMask>> {
 
 /// The scheduling keys of a task (`task_level`) or phase (`parse_sched_data()`); returns the nice
 /// value they set, if any.
-fn read_sched(o: Obj<'_>, task_level: bool, has_phases: bool) -> Result<Option<i32>> {
+fn read_sched(
+    o: Obj<'_>,
+    task_level: bool,
+    has_phases: bool,
+    topo: &Topology,
+) -> Result<Option<i32>> {
     let policy = o.str("policy")?;
     if let Some(p) = policy {
         check_policy(p, &format!("{}: \"policy\"", o.at))?;
@@ -541,12 +621,7 @@ fn read_sched(o: Obj<'_>, task_level: bool, has_phases: bool) -> Result<Option<i
             o.at
         )));
     }
-    if o.get("nodes_membind").is_some() {
-        return Err(err(format!(
-            "{}: \"nodes_membind\" (NUMA memory binding) is not modelled",
-            o.at
-        )));
-    }
+    read_nodes_membind(o, topo)?;
     let prio = o.int("priority")?;
     let nice = match (prio, policy) {
         (Some(p), _) => Some(p),
@@ -581,7 +656,10 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
     let delay_us = o.int("delay")?.unwrap_or(0).max(0) as u64;
     let cpus = read_cpus(o, topo)?;
     let phases_v = o.get("phases");
-    let nice = read_sched(o, true, phases_v.is_some())?.unwrap_or(0);
+    // The scheduling keys' verdict waits for the events': a file rt-app rejects for an event
+    // (the legacy grammar's `"lock_order": [...]`, "Unknown or mismatch lock_order event type")
+    // is rejected for that, not refused for a scheduling feature the model lacks.
+    let sched = read_sched(o, true, phases_v.is_some(), topo);
     let (phases, loops) = match phases_v {
         Some(pv) => {
             let Value::Object(pf) = pv else {
@@ -599,8 +677,10 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
                         p.type_name()
                     )));
                 };
-                let nice = read_sched(po, false, false)?;
-                phases.push(read_phase(po, nice, topo)?);
+                let sched = read_sched(po, false, false, topo);
+                let mut phase = read_phase(po, None, topo)?;
+                phase.nice = sched?;
+                phases.push(phase);
             }
             (phases, o.int("loop")?.unwrap_or(-1))
         }
@@ -612,6 +692,7 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
             (vec![phase], loops)
         }
     };
+    let nice = sched?.unwrap_or(0);
     Ok(Task {
         name: name.to_string(),
         instances: instances as u32,
@@ -1034,6 +1115,8 @@ impl<'a> Build<'a> {
                 for e in &p.events {
                     self.event(ti, e, &mut ops, &mut timer_ops, &mut unique)?;
                 }
+                // One row of rt-app's log per phase-loop iteration.
+                ops.push(Op::Count(1));
                 if p.loops != 1 {
                     forever |= p.loops <= 0;
                     ops.push(Op::Repeat {
@@ -1044,7 +1127,6 @@ impl<'a> Build<'a> {
                     slot += 1;
                 }
             }
-            ops.push(Op::Count(1));
             if t.loops != 1 {
                 ops.push(Op::Repeat {
                     slot,

@@ -464,6 +464,7 @@ fn migrations(trace: &RunTrace) -> Vec<MarkVm> {
                 from,
                 to,
                 reason,
+                ..
             } => Some(MarkVm {
                 t_ns: t,
                 from,
