@@ -695,7 +695,10 @@ impl<'a> Engine<'a> {
     /// time uniform in `0..HISTORY_MAX_RUN` and went to sleep a time uniform in
     /// `0..HISTORY_MAX_IDLE` before the run starts; its PELT signal is computed by the kernel's
     /// arithmetic and decayed to t = 0. The order in which the CPUs went idle becomes `idle_stamp`
-    /// 0..n-1 ns (only the order matters, and every CPU that goes idle during the run is later).
+    /// 1..=n ns (only the order matters, and every CPU that goes idle during the run is later; 0
+    /// would mean "not idle" to the `avg_idle` update, so the stamps start at 1). The first
+    /// wake-up onto such a CPU samples its idle time from the run's start, which the
+    /// `2 * max_idle_balance_cost` cap bounds as it would the real, longer idle time.
     /// Both bounds are assumptions (a few ms of housekeeping, within the last PELT half-lives).
     fn draw_idle_history(&mut self) {
         let n = self.w.nr_cpus();
@@ -713,7 +716,7 @@ impl<'a> Engine<'a> {
         // Longest ago first: the CPU that went idle last gets the highest stamp.
         idle_since.sort_unstable_by(|a, b| b.cmp(a));
         for (rank, &(_, cpu)) in idle_since.iter().enumerate() {
-            self.w.rqs[cpu].idle_stamp = rank as Nanos;
+            self.w.rqs[cpu].idle_stamp = rank as Nanos + 1;
         }
     }
 
@@ -722,7 +725,7 @@ impl<'a> Engine<'a> {
         rq.gen = rq.gen.wrapping_add(1);
         if prev.is_some() {
             self.running[cpu] = None;
-            rq.idle_stamp = self.w.now;
+            // rq->idle_stamp was set by newidle_balance(), just before.
             let util_sum = rq.avg.util_sum;
             rq.clock_pelt.going_idle(util_sum);
             self.w.counters.context_switches += 1;
@@ -828,6 +831,7 @@ impl<'a> Engine<'a> {
             self.trace_migrate(p, prev, target, MigrateReason::Wakeup);
         }
         self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
+        self.w.ttwu_update_avg_idle(target);
         self.trace_wakeup(p, target, false);
         self.w.check_preempt_wakeup(target, p);
         self.freq_update(target);

@@ -4,17 +4,24 @@
 //! with asym packing (`sched_asym()`, `asym_active_balance()`), misfit, active balance, periodic
 //! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
 //!
+//! The rules that changed between v5.5 and v6.8 are switches of [`crate::kernel::KernelConfig`]
+//! (group runnable, migrate_util in the LLC, the migrate_load rule, active balance, the idle-core
+//! preference, `find_busiest_queue()`'s migrate_util, the SMT ties); newly-idle balancing is gated
+//! by `rq->avg_idle` against `sysctl_sched_migration_cost` or `max_newidle_lb_cost` by era.
+//!
 //! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA balancing
-//! (`numa_preferred_nid`), only the NUMA imbalance allowance; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
+//! (`numa_preferred_nid`), only the NUMA imbalance allowance; a balance pass takes no simulated
+//! time, its cost for the newidle budget is an assumed function of the domain's span
+//! ([`World::newidle_lb_cost`]); `newidle_balance()` does not pull `rq->next_balance` forward.
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
 //! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
 
-use super::log::{BalanceDecision, BalanceResult, Decision};
+use super::log::{BalanceDecision, BalanceResult, Decision, NewidleSkip};
 use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
-use crate::kernel::NumaImbalance;
+use crate::kernel::{NewidleGate, NumaImbalance};
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `enum group_type`, in the kernel's order: a higher value is busier.
@@ -81,29 +88,30 @@ pub struct SgStats {
     pub group_misfit_task_load: u64,
 }
 
-/// `group_is_overloaded()`.
-fn group_is_overloaded(imbalance_pct: u64, sgs: &SgStats) -> bool {
+/// `group_is_overloaded()`; `runnable`: the v5.7+ `group_runnable` test
+/// ([`crate::kernel::KernelConfig::lb_group_runnable`]).
+fn group_is_overloaded(imbalance_pct: u64, sgs: &SgStats, runnable: bool) -> bool {
     if sgs.sum_nr_running <= sgs.group_weight {
         return false;
     }
     sgs.group_capacity * 100 < sgs.group_util * imbalance_pct
-        || sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100
+        || (runnable && sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100)
 }
 
-/// `group_has_capacity()`.
-fn group_has_capacity(imbalance_pct: u64, sgs: &SgStats) -> bool {
+/// `group_has_capacity()`; `runnable` as for [`group_is_overloaded`].
+fn group_has_capacity(imbalance_pct: u64, sgs: &SgStats, runnable: bool) -> bool {
     if sgs.sum_nr_running < sgs.group_weight {
         return true;
     }
-    if sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100 {
+    if runnable && sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100 {
         return false;
     }
     sgs.group_capacity * 100 > sgs.group_util * imbalance_pct
 }
 
-/// `group_classify()`.
-pub fn group_classify(imbalance_pct: u64, sgs: &SgStats) -> GroupType {
-    if group_is_overloaded(imbalance_pct, sgs) {
+/// `group_classify()`; `runnable`: whether `group_runnable` counts (v5.7+).
+pub fn group_classify(imbalance_pct: u64, sgs: &SgStats, runnable: bool) -> GroupType {
+    if group_is_overloaded(imbalance_pct, sgs, runnable) {
         GroupType::Overloaded
     } else if sgs.group_imbalanced {
         GroupType::Imbalanced
@@ -113,7 +121,7 @@ pub fn group_classify(imbalance_pct: u64, sgs: &SgStats) -> GroupType {
         GroupType::SmtBalance
     } else if sgs.group_misfit_task_load != 0 {
         GroupType::MisfitTask
-    } else if !group_has_capacity(imbalance_pct, sgs) {
+    } else if !group_has_capacity(imbalance_pct, sgs, runnable) {
         GroupType::FullyBusy
     } else {
         GroupType::HasSpare
@@ -273,14 +281,16 @@ impl World {
         {
             sgs.group_smt_balance = true;
         }
-        sgs.group_type = group_classify(dom.imbalance_pct as u64, sgs);
+        sgs.group_type =
+            group_classify(dom.imbalance_pct as u64, sgs, self.config.lb_group_runnable);
         if sgs.group_type == GroupType::Overloaded {
             sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity.max(1);
         }
         overload
     }
 
-    /// `update_sd_pick_busiest()` (v6.8).
+    /// `update_sd_pick_busiest()` (v6.8; the v5.5-v6.5 SMT-blind ties with
+    /// `pick_busiest_smt` off).
     fn update_sd_pick_busiest(
         &self,
         env: &LbEnv,
@@ -324,11 +334,14 @@ impl World {
             GroupType::SmtBalance if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 => {
                 has_spare_rule(sgs)
             }
-            GroupType::SmtBalance | GroupType::FullyBusy => {
+            GroupType::SmtBalance | GroupType::FullyBusy if self.config.pick_busiest_smt => {
                 !(sgs.avg_load < busiest.avg_load
                     || (sgs.avg_load == busiest.avg_load
                         && busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0)))
             }
+            // v5.5-v6.5: the first of equal avg_load stays busiest.
+            GroupType::SmtBalance | GroupType::FullyBusy => sgs.avg_load > busiest.avg_load,
+            GroupType::HasSpare if !self.config.pick_busiest_smt => has_spare_rule(sgs),
             GroupType::HasSpare => {
                 let busiest_smt =
                     busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0);
@@ -472,7 +485,10 @@ impl World {
             _ => {}
         }
         if local.group_type == GroupType::HasSpare {
-            if busiest.group_type > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
+            // v5.10+ spreads tasks inside the LLC; v5.5-v5.9 fill spare capacity at every level.
+            if busiest.group_type > GroupType::FullyBusy
+                && !(self.config.lb_spread_in_llc && dom.has(SD_SHARE_PKG_RESOURCES))
+            {
                 // "Use all little CPUs for CPU-bound workload" v1 (Gondois, Nov 2023; not merged):
                 // an asymmetric domain whose local group has an idle CPU and whose busiest group has
                 // more tasks than CPUs moves one task, whatever its utilization.
@@ -606,7 +622,7 @@ impl World {
         (env.imbalance > 0).then_some(busiest_group)
     }
 
-    /// `find_busiest_queue()` (v6.8).
+    /// `find_busiest_queue()` (v6.8; the v5.5-v6.4 migrate_util forms by switch).
     fn find_busiest_queue(&self, env: &LbEnv, group: usize) -> Option<usize> {
         let dom = &self.sd.domains[env.sd];
         let mut busiest = None;
@@ -644,13 +660,19 @@ impl World {
                     }
                 }
                 MigrationType::Util => {
-                    // cpu_util_cfs_boost(): max(util_avg, runnable_avg), clamped to capacity.
-                    let util = self.rqs[i]
-                        .avg
-                        .util_avg
-                        .max(self.rqs[i].avg.runnable_avg)
-                        .min(capacity);
-                    if nr <= 1 {
+                    // v6.5+ cpu_util_cfs_boost(): max(util_avg, runnable_avg), clamped to
+                    // capacity; before, cpu_util() (util_avg with util_est, clamped).
+                    let util = if self.config.fbq_util_boost {
+                        self.rqs[i]
+                            .avg
+                            .util_avg
+                            .max(self.rqs[i].avg.runnable_avg)
+                            .min(capacity)
+                    } else {
+                        self.cpu_util(i)
+                    };
+                    // v5.7+: a lone task cannot be detached, so its CPU is no candidate.
+                    if self.config.fbq_util_skip_single && nr <= 1 {
                         continue;
                     }
                     if busiest_util < util {
@@ -745,7 +767,17 @@ impl World {
             match env.migration_type {
                 MigrationType::Load => {
                     let load = self.tasks[p].avg.load_avg.max(1);
-                    if shr_bound(load, failed) as i64 > env.imbalance {
+                    let too_big = if self.config.lb_load_shr {
+                        // v5.10+: relaxed by one halving per failed balance.
+                        shr_bound(load, failed) as i64 > env.imbalance
+                    } else {
+                        // v5.5-v5.9: half the load may exceed the imbalance until the domain
+                        // failed more than cache_nice_tries times. (v5.6 reads task_h_load()
+                        // without the max(.., 1) of v5.7+; the model's loads are never 0 here.)
+                        (load / 2) as i64 > env.imbalance
+                            && failed <= self.sd.domains[env.sd].cache_nice_tries
+                    };
+                    if too_big {
                         continue;
                     }
                     env.imbalance -= load as i64;
@@ -796,8 +828,26 @@ impl World {
         self.check_preempt_wakeup(dst, p);
     }
 
-    /// `need_active_balance()` (v6.8).
+    /// `voluntary_active_balance()` (v5.5-v5.12): the part of `need_active_balance()` that does
+    /// not depend on failures. (Its reduced-capacity case needs rt/irq pressure, which the model
+    /// does not have.)
+    fn voluntary_active_balance(&self, env: &LbEnv) -> bool {
+        let dom = &self.sd.domains[env.sd];
+        (env.idle != CpuIdleType::NotIdle
+            && dom.has(SD_ASYM_PACKING)
+            && self.sched_use_asym_prio(env.sd, env.dst_cpu)
+            && (self.sd.sched_asym_prefer(env.dst_cpu, env.src_cpu)
+                || !self.sched_use_asym_prio(env.sd, env.src_cpu)))
+            || env.migration_type == MigrationType::Misfit
+    }
+
+    /// `need_active_balance()`: v6.8, or with `lb_imbalanced_active_balance` off the v5.5-v5.12
+    /// form (any migration type after `cache_nice_tries + 2` failures).
     fn need_active_balance(&self, env: &LbEnv) -> bool {
+        if !self.config.lb_imbalanced_active_balance {
+            return self.voluntary_active_balance(env)
+                || self.nr_balance_failed(env) > self.sd.domains[env.sd].cache_nice_tries + 2;
+        }
         let dom = &self.sd.domains[env.sd];
         // asym_active_balance()
         if env.idle != CpuIdleType::NotIdle
@@ -817,8 +867,8 @@ impl World {
         env.migration_type == MigrationType::Misfit
     }
 
-    /// `should_we_balance()`: one CPU per group balances a level: the first idle one (on an idle
-    /// core first), else the group's first CPU.
+    /// `should_we_balance()`: one CPU per group balances a level: the first idle one (v6.6+: on an
+    /// idle core first), else the group's first CPU.
     fn should_we_balance(&self, env: &LbEnv) -> bool {
         if env.idle == CpuIdleType::NewlyIdle {
             return self.rqs[env.dst_cpu].nr_running == 0;
@@ -830,7 +880,10 @@ impl World {
             if !self.idle_cpu(cpu) {
                 continue;
             }
-            if !dom.has(SD_SHARE_CPUCAPACITY) && !self.is_core_idle(cpu) {
+            if self.config.should_we_balance_idle_core
+                && !dom.has(SD_SHARE_CPUCAPACITY)
+                && !self.is_core_idle(cpu)
+            {
                 idle_smt.get_or_insert(cpu);
                 continue;
             }
@@ -875,6 +928,7 @@ impl World {
                 moved: out.moved,
                 nr_balance_failed: failed_before,
                 result,
+                newidle_skip: None,
             });
             if let Some(log) = &mut self.log {
                 log.push(decision);
@@ -975,14 +1029,31 @@ impl World {
                         active_started = true;
                         out.active = true;
                     }
+                    if !self.config.lb_imbalanced_active_balance {
+                        // v5.5-v5.12: "We've kicked active balancing, force task migration."
+                        let tries = self.sd.domains[sd].cache_nice_tries;
+                        self.sd_state_mut(this_cpu, level).nr_balance_failed = tries + 1;
+                    }
                 }
             } else {
                 self.counters.load_balance_moved += out.moved as u64;
                 self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
             }
-            if !active_started || self.need_active_balance(&env) {
+            if self.config.lb_imbalanced_active_balance {
+                if !active_started || self.need_active_balance(&env) {
+                    let min = self.sd.domains[sd].min_interval;
+                    self.sd_state_mut(this_cpu, level).balance_interval = min;
+                }
+            } else if !active_started || self.voluntary_active_balance(&env) {
                 let min = self.sd.domains[sd].min_interval;
                 self.sd_state_mut(this_cpu, level).balance_interval = min;
+            } else {
+                // v5.5-v5.12: a non-voluntary kick starts to back off.
+                let max = self.sd.domains[sd].max_interval;
+                let st = self.sd_state_mut(this_cpu, level);
+                if st.balance_interval < max {
+                    st.balance_interval *= 2;
+                }
             }
             let result = out.result();
             return (out, result, env);
@@ -1038,7 +1109,19 @@ impl World {
         let mut next_balance = jiffies + 60 * self.config.hz as u64;
         // update_blocked_averages(cpu): busy CPUs age their own signals at each tick.
         self.update_load_avg(cpu, None);
+        let mut need_decay = false;
+        let mut max_cost = 0u64;
         for level in 0..self.sd.per_cpu[cpu].len() {
+            // "Decay the newidle max times here because this is a regular visit to all the
+            // domains": v5.16+ `update_newidle_cost(sd, 0)` (need_decay is the last level's
+            // answer); v3.x-v5.15 the same decay on `next_decay_max_lb_cost`, need_decay sticky.
+            let decayed = self.decay_max_newidle_lb_cost(cpu, level, jiffies);
+            need_decay = if self.config.update_newidle_cost {
+                decayed
+            } else {
+                need_decay || decayed
+            };
+            max_cost += self.sd_state(cpu, level).max_newidle_lb_cost;
             let mut busy = idle != CpuIdleType::Idle;
             let mut interval = self.get_sd_balance_interval(cpu, level, busy);
             if jiffies >= self.sd_state(cpu, level).last_balance + interval {
@@ -1056,26 +1139,146 @@ impl World {
             }
             next_balance = next_balance.min(self.sd_state(cpu, level).last_balance + interval);
         }
+        if need_decay {
+            // "keep it at a reasonable floor to avoid funnies with rq->avg_idle"
+            self.rqs[cpu].max_idle_balance_cost = max_cost.max(self.config.sched_migration_cost_ns);
+        }
         self.rqs[cpu].next_balance = next_balance;
     }
 
-    /// `newidle_balance()`: a CPU about to go idle tries to pull, bottom up, while the root domain
-    /// is overloaded. Returns whether it pulled.
+    /// The ~1%-per-second decay of `sd->max_newidle_lb_cost`: x253/256 when more than HZ
+    /// jiffies passed since the last one. Returns whether it decayed.
+    fn decay_max_newidle_lb_cost(&mut self, cpu: usize, level: usize, jiffies: u64) -> bool {
+        let hz = self.config.hz as u64;
+        let st = self.sd_state_mut(cpu, level);
+        if jiffies > st.last_decay_max_lb_cost + hz {
+            st.max_newidle_lb_cost = st.max_newidle_lb_cost * 253 / 256;
+            st.last_decay_max_lb_cost = jiffies;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A newly-idle pass at `level` cost `cost` ns: v5.16+ `update_newidle_cost(sd, cost)` (a
+    /// new maximum restarts the decay timer, else the decay may run); v3.x-v5.15 only raise the
+    /// maximum.
+    fn update_newidle_cost(&mut self, cpu: usize, level: usize, cost: u64) {
+        let jiffies = self.jiffies();
+        let v5_16 = self.config.update_newidle_cost;
+        let st = self.sd_state_mut(cpu, level);
+        if cost > st.max_newidle_lb_cost {
+            st.max_newidle_lb_cost = cost;
+            if v5_16 {
+                st.last_decay_max_lb_cost = jiffies;
+            }
+        } else if v5_16 {
+            self.decay_max_newidle_lb_cost(cpu, level, jiffies);
+        }
+    }
+
+    /// **[assumed]** What one newly-idle `load_balance()` at the domain costs, ns, as
+    /// `sched_clock_cpu()` would measure it: `newidle_lb_cost_base_ns +
+    /// newidle_lb_cost_per_cpu_ns * span_weight` (see the config fields for the reasons). The
+    /// v5.16+ cost of the first level also includes `update_blocked_averages()`, which without
+    /// task groups updates one cfs_rq and is left out.
+    pub fn newidle_lb_cost(&self, d: usize) -> u64 {
+        self.config.newidle_lb_cost_base_ns
+            + self.config.newidle_lb_cost_per_cpu_ns * self.sd.domains[d].span_weight as u64
+    }
+
+    /// Logs that `newidle_balance()` stopped before `level`, when the run is traced.
+    fn log_newidle_skip(&mut self, cpu: usize, level: usize, skip: NewidleSkip) {
+        if self.log.is_none() {
+            return;
+        }
+        let d = self.sd.per_cpu[cpu][level];
+        let decision = Decision::Balance(BalanceDecision {
+            t: self.now,
+            cpu,
+            level: self.sd.domains[d].level,
+            idle: CpuIdleType::NewlyIdle,
+            groups: Vec::new(),
+            busiest: None,
+            migration_type: None,
+            imbalance: 0,
+            src_cpu: None,
+            moved: 0,
+            nr_balance_failed: self.sd_state(cpu, level).nr_balance_failed,
+            result: BalanceResult::NewidleSkipped,
+            newidle_skip: Some(skip),
+        });
+        if let Some(log) = &mut self.log {
+            log.push(decision);
+        }
+    }
+
+    /// `newidle_balance()` (v4.9 `idle_balance()`, same rules): a CPU about to go idle stamps
+    /// `rq->idle_stamp` and tries to pull, bottom up, while the root domain is overloaded and
+    /// its expected idle time (`rq->avg_idle`) pays for the balancing: the era's gate
+    /// ([`NewidleGate`]), then at each level `avg_idle >= curr_cost + sd->max_newidle_lb_cost`.
+    /// Each level's cost ([`World::newidle_lb_cost`]) raises `sd->max_newidle_lb_cost`, the pass's
+    /// total `rq->max_idle_balance_cost`. Returns whether it pulled.
     pub fn newidle_balance(&mut self, cpu: usize) -> bool {
-        if !self.rd_overload {
+        self.rqs[cpu].idle_stamp = self.now;
+        if !self.rd_overload || self.sd.per_cpu[cpu].is_empty() {
+            return false;
+        }
+        let avg_idle = self.rqs[cpu].avg_idle;
+        let skip = match self.config.newidle_gate {
+            NewidleGate::MigrationCost => (avg_idle < self.config.sched_migration_cost_ns)
+                .then_some(NewidleSkip::MigrationCost {
+                    avg_idle,
+                    migration_cost: self.config.sched_migration_cost_ns,
+                }),
+            NewidleGate::MaxNewidleLbCost => {
+                let max = self.sd_state(cpu, 0).max_newidle_lb_cost;
+                (avg_idle < max).then_some(NewidleSkip::MaxNewidleLbCost {
+                    avg_idle,
+                    max_newidle_lb_cost: max,
+                })
+            }
+        };
+        if let Some(skip) = skip {
+            self.log_newidle_skip(cpu, 0, skip);
             return false;
         }
         self.update_load_avg(cpu, None);
+        let mut curr_cost = 0u64;
         for level in 0..self.sd.per_cpu[cpu].len() {
-            let d = self.sd.per_cpu[cpu][level];
-            if self.sd.domains[d].has(SD_BALANCE_NEWIDLE) {
-                self.load_balance(cpu, level, CpuIdleType::NewlyIdle);
+            let max = self.sd_state(cpu, level).max_newidle_lb_cost;
+            if avg_idle < curr_cost + max {
+                self.log_newidle_skip(
+                    cpu,
+                    level,
+                    NewidleSkip::DomainCost {
+                        avg_idle,
+                        curr_cost,
+                        max_newidle_lb_cost: max,
+                    },
+                );
+                break;
             }
-            if self.rqs[cpu].nr_running > 0 {
-                return true;
+            let d = self.sd.per_cpu[cpu][level];
+            let mut pulled = false;
+            if self.sd.domains[d].has(SD_BALANCE_NEWIDLE) {
+                pulled = self.load_balance(cpu, level, CpuIdleType::NewlyIdle).moved > 0;
+                let cost = self.newidle_lb_cost(d);
+                self.update_newidle_cost(cpu, level, cost);
+                curr_cost += cost;
+            }
+            if pulled || self.rqs[cpu].nr_running > 0 {
+                break;
             }
         }
-        false
+        if curr_cost > self.rqs[cpu].max_idle_balance_cost {
+            self.rqs[cpu].max_idle_balance_cost = curr_cost;
+        }
+        let pulled = self.rqs[cpu].nr_running > 0;
+        if pulled {
+            self.rqs[cpu].idle_stamp = 0;
+        }
+        pulled
     }
 
     /// `update_misfit_status()` (v4.20+): the running task does not fit its CPU.

@@ -136,7 +136,22 @@ pub struct Rq {
     /// The cfs_rq's PELT signals.
     pub avg: SchedAvg,
     pub clock_pelt: ClockPelt,
+    /// `rq->idle_stamp`, as the kernel keeps it: set when `newidle_balance()` starts (the CPU is
+    /// about to go idle), cleared (0) when that balance pulls a task and when a wake-up lands here
+    /// (`ttwu_do_wakeup()`, which first feeds the idle time to [`Rq::avg_idle`]). So on an idle
+    /// CPU it is when the CPU went idle, which is what `find_idlest_group_cpu()` ranks idle CPUs
+    /// by (v4.9-v6.8: most recently idle first, without cpuidle states). A CPU that left idle by
+    /// a migration keeps it until the next wake-up. Before the run, the CPUs' history sets it (see
+    /// the engine's `draw_idle_history`).
     pub idle_stamp: Nanos,
+    /// `rq->avg_idle` (ns): `update_avg()` EWMA (1/8 per sample) of how long the CPU stayed idle,
+    /// sampled at each wake-up onto it while `idle_stamp` is set and capped at
+    /// `2 * max_idle_balance_cost`; starts at `2 * sysctl_sched_migration_cost` (`sched_init()`).
+    /// `newidle_balance()` compares it with the cost of balancing.
+    pub avg_idle: u64,
+    /// `rq->max_idle_balance_cost` (ns): the most a whole `newidle_balance()` cost, floored at
+    /// `sysctl_sched_migration_cost` when `rebalance_domains()` decays it.
+    pub max_idle_balance_cost: u64,
     /// `rq->next_balance` in jiffies.
     pub next_balance: u64,
     pub misfit_task_load: u64,
@@ -162,6 +177,12 @@ pub struct SdState {
     pub nr_balance_failed: u32,
     /// jiffies.
     pub last_balance: u64,
+    /// `sd->max_newidle_lb_cost` (ns): the most one newly-idle balance at this level cost,
+    /// decayed by 253/256 once a second.
+    pub max_newidle_lb_cost: u64,
+    /// jiffies of the last decay of `max_newidle_lb_cost` (`sd->last_decay_max_lb_cost`, v5.16+;
+    /// v3.x-v5.15 keep `next_decay_max_lb_cost`, which is this plus HZ).
+    pub last_decay_max_lb_cost: u64,
 }
 
 /// A frequency domain's state.
@@ -249,6 +270,8 @@ impl World {
                     balance_interval: interval,
                     nr_balance_failed: 0,
                     last_balance: 0,
+                    max_newidle_lb_cost: 0,
+                    last_decay_max_lb_cost: 0,
                 });
             }
         }
@@ -288,6 +311,8 @@ impl World {
                 avg: SchedAvg::default(),
                 clock_pelt: ClockPelt::default(),
                 idle_stamp: 0,
+                avg_idle: 2 * config.sched_migration_cost_ns,
+                max_idle_balance_cost: config.sched_migration_cost_ns,
                 next_balance: 0,
                 misfit_task_load: 0,
                 skip: None,
@@ -455,10 +480,37 @@ impl World {
         &mut self.sd_state[cpu * self.sd_state_stride + level]
     }
 
+    /// The `rq->avg_idle` update of `ttwu_do_wakeup()` (v4.9-v5.x; `ttwu_do_activate()` in v6.x):
+    /// a task woke onto `cpu`; if the CPU had gone idle (`idle_stamp` set), feed the time since
+    /// into the EWMA, cap it at `2 * max_idle_balance_cost`, and clear the stamp.
+    pub fn ttwu_update_avg_idle(&mut self, cpu: usize) {
+        let div = self.config.update_avg_div;
+        let rq = &mut self.rqs[cpu];
+        if rq.idle_stamp == 0 {
+            return;
+        }
+        let delta = self.now.saturating_sub(rq.idle_stamp);
+        let max = 2 * rq.max_idle_balance_cost;
+        rq.avg_idle = update_avg(rq.avg_idle, delta, div);
+        if rq.avg_idle > max {
+            rq.avg_idle = max;
+        }
+        rq.idle_stamp = 0;
+    }
+
     /// `resched_curr()`.
     pub fn resched(&mut self, cpu: usize) {
         self.need_resched.set(cpu);
     }
+}
+
+/// `update_avg()`: `avg + (sample - avg) / 8` on the kernel's u64/s64 arithmetic. `div` is the
+/// v5.7+ form (`diff / 8`, truncating towards zero); without it the v4.x-v5.6 `diff >> 3`
+/// (arithmetic shift, rounding towards minus infinity).
+pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
+    let diff = sample.wrapping_sub(avg) as i64;
+    let step = if div { diff / 8 } else { diff >> 3 };
+    avg.wrapping_add(step as u64)
 }
 
 #[cfg(test)]

@@ -200,19 +200,25 @@ fn group_classification_follows_capacity_and_runnable() {
         group_runnable: runnable,
         ..SgStats::default()
     };
-    assert_eq!(group_classify(117, &g(1, 1024, 1024)), GroupType::HasSpare);
-    assert_eq!(group_classify(117, &g(2, 1000, 2048)), GroupType::HasSpare);
     assert_eq!(
-        group_classify(117, &g(2, 1900, 2048)),
+        group_classify(117, &g(1, 1024, 1024), true),
+        GroupType::HasSpare
+    );
+    assert_eq!(
+        group_classify(117, &g(2, 1000, 2048), true),
+        GroupType::HasSpare
+    );
+    assert_eq!(
+        group_classify(117, &g(2, 1900, 2048), true),
         GroupType::FullyBusy,
         "util x 117% over capacity"
     );
     assert_eq!(
-        group_classify(117, &g(3, 1900, 3072)),
+        group_classify(117, &g(3, 1900, 3072), true),
         GroupType::Overloaded
     );
     assert_eq!(
-        group_classify(117, &g(3, 900, 1500)),
+        group_classify(117, &g(3, 900, 1500), true),
         GroupType::HasSpare,
         "more tasks than CPUs, but utilization and runnable both leave room"
     );
