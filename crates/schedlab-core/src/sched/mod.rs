@@ -514,4 +514,6 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 }
 
 #[cfg(test)]
+mod lb_era_tests;
+#[cfg(test)]
 mod tests;
