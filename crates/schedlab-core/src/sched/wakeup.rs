@@ -624,7 +624,11 @@ impl World {
     }
 
     /// `find_idlest_group()` (v5.5+): classify groups as the load balancer does; keep the local
-    /// group unless another is clearly better.
+    /// group unless another is clearly better. Busy groups across NUMA nodes also stay local
+    /// unless the remote node is lighter by more than the load imbalance (v5.5-v6.8); the era
+    /// switches `sg_wakeup_avg_load_busy` (v5.7), `pick_idlest_util_tiebreak` (by v5.10) and
+    /// [`NumaImbalance`] decide the rest. (CONFIG_NUMA_BALANCING's `numa_preferred_nid` steps are
+    /// not modelled.)
     fn find_idlest_group(&self, d: usize, p: TaskId, this_cpu: usize) -> Option<usize> {
         let dom = &self.sd.domains[d];
         let allowed = self.tasks[p].allowed;
