@@ -122,6 +122,26 @@ pub enum NewidleGate {
     MaxNewidleLbCost,
 }
 
+/// How the blocked load of tickless idle CPUs is kept from going stale (`NOHZ_STATS_KICK`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NohzStats {
+    /// Up to v4.16: only balancing ages an idle CPU's signals (its own balance, or the nohz idle
+    /// balancer's pass over the CPUs it balances).
+    None,
+    /// v4.17-v5.12 (Vincent Guittot's "update blocked load of idle CPUs" series): a busy CPU's
+    /// tick kicks an idle CPU to only update the idle CPUs' blocked load once `nohz.next_blocked`
+    /// (32 ms after the last full update) has passed; a CPU whose newly-idle balance did not run
+    /// does that update itself (`nohz_newidle_balance()`), and newly-idle load balancing updates
+    /// the idle CPUs it reads (`LBF_NOHZ_STATS`).
+    Kick,
+    /// v5.13+ ("Trigger the update of blocked load on newly idle cpu", "Remove update of blocked
+    /// load from newidle_balance"; v5.10 has the old form, v5.15 this): every newly-idle balance
+    /// that pulls nothing flags `NOHZ_NEWILB_KICK` and the CPU updates the other idle CPUs as it
+    /// enters idle (`nohz_run_idle_balance()`); newly-idle load balancing no longer does.
+    NewilbKick,
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -246,6 +266,8 @@ pub struct KernelConfig {
     /// `update_avg()`, the EWMA of `rq->avg_idle`: `*avg += diff / 8` (v5.7+, in sched.h) instead
     /// of `diff >> 3` (core.c up to v5.6); they differ by one for a negative difference.
     pub update_avg_div: bool,
+    /// The blocked-load updates of idle CPUs (see [`NohzStats`]).
+    pub nohz_stats: NohzStats,
     /// **[assumed]** The time one newly-idle `load_balance()` pass at a domain takes, as
     /// `sched_clock_cpu()` would measure it: this constant plus [`Self::newidle_lb_cost_per_cpu_ns`]
     /// per CPU of the domain's span (the pass reads every CPU's runqueue in
@@ -334,6 +356,7 @@ impl KernelConfig {
             update_avg_div: false,
             newidle_lb_cost_base_ns: 2_000,
             newidle_lb_cost_per_cpu_ns: 250,
+            nohz_stats: NohzStats::None,
             numa_imbalance: NumaImbalance::None,
             busy_factor: 32,
             imbalance_pct_die: 125,
@@ -368,6 +391,7 @@ impl KernelConfig {
             newidle_gate: NewidleGate::MaxNewidleLbCost,
             update_newidle_cost: true,
             update_avg_div: true,
+            nohz_stats: NohzStats::NewilbKick,
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
@@ -427,6 +451,7 @@ impl KernelConfig {
             newidle_gate: NewidleGate::MigrationCost,
             update_newidle_cost: false,
             update_avg_div: false,
+            nohz_stats: NohzStats::Kick,
             schedutil_rate_limit_us: 500,
             ..KernelConfig::v6_8()
         }

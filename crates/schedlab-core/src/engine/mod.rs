@@ -435,10 +435,8 @@ impl<'a> Engine<'a> {
                 EvKind::Tick(cpu) => self.tick(cpu),
                 EvKind::Wake(t) => self.try_to_wake_up(t, None, false),
                 EvKind::Ilb(cpu) => {
-                    if self.w.idle_cpu(cpu) {
-                        self.w.nohz_idle_balance(cpu);
-                        self.trace_balance_moves();
-                    }
+                    self.w.nohz_idle_balance(cpu);
+                    self.trace_balance_moves();
                 }
             }
             self.drain();
@@ -728,6 +726,7 @@ impl<'a> Engine<'a> {
             // rq->idle_stamp was set by newidle_balance(), just before.
             let util_sum = rq.avg.util_sum;
             rq.clock_pelt.going_idle(util_sum);
+            self.w.nohz_balance_enter_idle(cpu);
             self.w.counters.context_switches += 1;
             self.trace_switch(cpu, prev, None);
             self.busy_changed(cpu);

@@ -14,14 +14,17 @@
 //! time, its cost for the newidle budget is an assumed function of the domain's span
 //! ([`World::newidle_lb_cost`]); `newidle_balance()` does not pull `rq->next_balance` forward.
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
-//! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
+//! and dequeue; idle CPUs when they balance, when the nohz idle balancer passes, and (v4.17+) at
+//! the blocked-load updates of `NOHZ_STATS_KICK` (`update_nohz_stats()`, see
+//! [`crate::kernel::NohzStats`]). The model's nohz "idle CPUs" are all idle CPUs: it enters a CPU
+//! into tickless idle (`nohz_balance_enter_idle()`) as it goes idle, not at its next tick.
 
 use super::log::{BalanceDecision, BalanceResult, Decision, NewidleSkip};
 use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
-use crate::kernel::{NewidleGate, NumaImbalance};
+use crate::kernel::{NewidleGate, NohzStats, NumaImbalance};
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `enum group_type`, in the kernel's order: a higher value is busier.
@@ -369,6 +372,7 @@ impl World {
     /// `update_sd_lb_stats()`.
     fn update_sd_lb_stats(&mut self, env: &LbEnv) -> SdLbStats {
         let d = env.sd;
+        self.lbf_nohz_stats(env);
         let mut sds = SdLbStats {
             busiest_stat: SgStats {
                 idle_cpus: usize::MAX,
@@ -1108,7 +1112,7 @@ impl World {
         let jiffies = self.jiffies();
         let mut next_balance = jiffies + 60 * self.config.hz as u64;
         // update_blocked_averages(cpu): busy CPUs age their own signals at each tick.
-        self.update_load_avg(cpu, None);
+        self.update_blocked_averages(cpu);
         let mut need_decay = false;
         let mut max_cost = 0u64;
         for level in 0..self.sd.per_cpu[cpu].len() {
@@ -1222,6 +1226,7 @@ impl World {
     pub fn newidle_balance(&mut self, cpu: usize) -> bool {
         self.rqs[cpu].idle_stamp = self.now;
         if !self.rd_overload || self.sd.per_cpu[cpu].is_empty() {
+            self.nohz_newidle_balance(cpu);
             return false;
         }
         let avg_idle = self.rqs[cpu].avg_idle;
@@ -1241,9 +1246,10 @@ impl World {
         };
         if let Some(skip) = skip {
             self.log_newidle_skip(cpu, 0, skip);
+            self.nohz_newidle_balance(cpu);
             return false;
         }
-        self.update_load_avg(cpu, None);
+        self.update_blocked_averages(cpu);
         let mut curr_cost = 0u64;
         for level in 0..self.sd.per_cpu[cpu].len() {
             let max = self.sd_state(cpu, level).max_newidle_lb_cost;
@@ -1277,8 +1283,77 @@ impl World {
         let pulled = self.rqs[cpu].nr_running > 0;
         if pulled {
             self.rqs[cpu].idle_stamp = 0;
+        } else if self.config.nohz_stats == NohzStats::NewilbKick {
+            // v5.13+: any newly-idle balance that pulled nothing.
+            self.nohz_newidle_balance(cpu);
         }
         pulled
+    }
+
+    /// `update_blocked_averages()` of `cpu`: age its signals to now; `rq->has_blocked_load` stays
+    /// set while its load or utilization has not decayed to 0 (`cfs_rq_has_blocked()`).
+    pub fn update_blocked_averages(&mut self, cpu: usize) {
+        self.update_load_avg(cpu, None);
+        let jiffies = self.jiffies();
+        let rq = &mut self.rqs[cpu];
+        rq.last_blocked_load_update_tick = jiffies;
+        rq.has_blocked_load = rq.avg.load_avg != 0 || rq.avg.util_avg != 0;
+    }
+
+    /// `update_nohz_stats()`: age an idle CPU's blocked load if it has some and was not updated
+    /// this jiffy (v4.17-v5.12 with `force`: whatever the jiffy). Returns whether blocked load
+    /// remains.
+    fn update_nohz_stats(&mut self, cpu: usize, force: bool) -> bool {
+        if !self.rqs[cpu].has_blocked_load || !self.idle_cpu(cpu) {
+            return false;
+        }
+        if !force && self.jiffies() <= self.rqs[cpu].last_blocked_load_update_tick {
+            return true;
+        }
+        self.update_blocked_averages(cpu);
+        self.rqs[cpu].has_blocked_load
+    }
+
+    /// `nohz_balance_enter_idle()`: `cpu` went tickless idle with load still to decay.
+    pub fn nohz_balance_enter_idle(&mut self, cpu: usize) {
+        self.rqs[cpu].has_blocked_load = true;
+        self.nohz_has_blocked = true;
+    }
+
+    /// `nohz_newidle_balance()` (v4.17+): a CPU about to idle long enough (`avg_idle >=
+    /// sysctl_sched_migration_cost`) updates the blocked load of the other idle CPUs when it is
+    /// due, instead of waking one (v4.17-v5.12 in place; v5.13+ through `NOHZ_NEWILB_KICK` on
+    /// entering idle, the same instant in the model). Simplification: v5.13+ may also update the
+    /// CPU itself when it is still in `nohz.idle_cpus_mask`; the model never does.
+    fn nohz_newidle_balance(&mut self, cpu: usize) {
+        if self.config.nohz_stats == NohzStats::None
+            || self.rqs[cpu].avg_idle < self.config.sched_migration_cost_ns
+            || !self.nohz_has_blocked
+            || self.jiffies() < self.nohz_next_blocked
+        {
+            return;
+        }
+        self.nohz_idle_stats_and_balance(cpu, false, Some(cpu));
+    }
+
+    /// `LBF_NOHZ_STATS` (v4.17-v5.12): a newly-idle balance updates the blocked load of the idle
+    /// CPUs of the domain before reading them; when that covered every idle CPU, the periodic
+    /// update can wait another 32 ms.
+    fn lbf_nohz_stats(&mut self, env: &LbEnv) {
+        if self.config.nohz_stats != NohzStats::Kick
+            || env.idle != CpuIdleType::NewlyIdle
+            || !self.nohz_has_blocked
+        {
+            return;
+        }
+        let span = self.sd.domains[env.sd].span.and(&env.cpus);
+        let mut again = false;
+        for i in span.iter() {
+            again |= self.update_nohz_stats(i, false);
+        }
+        if again && self.idle_mask.is_subset_of(&self.sd.domains[env.sd].span) {
+            self.nohz_next_blocked = self.jiffies() + self.msecs_to_jiffies(LOAD_AVG_PERIOD_MS);
+        }
     }
 
     /// `update_misfit_status()` (v4.20+): the running task does not fit its CPU.
@@ -1299,49 +1374,92 @@ impl World {
     }
 
     /// `nohz_balancer_kick()` (v6.8): should a busy CPU's tick wake an idle CPU to balance for all
-    /// idle CPUs? Returns the CPU to kick (`find_new_ilb()`: the first idle CPU).
+    /// idle CPUs, or (v4.17+, [`NohzStats`]) only to update their blocked load once
+    /// `nohz.next_blocked` passed? Returns the CPU to send the IPI to (`find_new_ilb()`: the first
+    /// idle CPU), with the kick's flags left in [`World::nohz_kick_flags`].
     pub fn nohz_balancer_kick(&mut self, cpu: usize) -> Option<usize> {
         let idle_mask = self.idle_mask;
-        if idle_mask.is_empty() || self.jiffies() < self.nohz_next_balance {
+        if idle_mask.is_empty() {
             return None;
         }
-        let kick = self.rqs[cpu].nr_running >= 2
-            || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
-                let span = self.sd.domains[sd].span.and(&idle_mask);
-                span.iter()
-                    .any(|i| self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu))
-            })
-            || match self.sd.sd_asym_cpucapacity[cpu] {
-                // check_misfit_status(); the LLC test is skipped on asymmetric systems.
-                Some(_) => {
-                    self.rqs[cpu].misfit_task_load > 0
-                        && self.capacity_of(cpu) < self.sd.max_cpu_capacity
-                }
-                None => self.sd.sd_llc[cpu].is_some_and(|llc| {
-                    let span = self.sd.domains[llc].span;
-                    span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
-                }),
-            };
-        if !kick {
+        let jiffies = self.jiffies();
+        let stats_on = self.config.nohz_stats != NohzStats::None;
+        let stats = stats_on && self.nohz_has_blocked && jiffies > self.nohz_next_blocked;
+        let balance = jiffies >= self.nohz_next_balance
+            && (self.rqs[cpu].nr_running >= 2
+                || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
+                    let span = self.sd.domains[sd].span.and(&idle_mask);
+                    span.iter().any(|i| {
+                        self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu)
+                    })
+                })
+                || match self.sd.sd_asym_cpucapacity[cpu] {
+                    // check_misfit_status(); the LLC test is skipped on asymmetric systems.
+                    Some(_) => {
+                        self.rqs[cpu].misfit_task_load > 0
+                            && self.capacity_of(cpu) < self.sd.max_cpu_capacity
+                    }
+                    None => self.sd.sd_llc[cpu].is_some_and(|llc| {
+                        let span = self.sd.domains[llc].span;
+                        span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
+                    }),
+                });
+        let flags = if balance {
+            NOHZ_BALANCE_KICK | if stats_on { NOHZ_STATS_KICK } else { 0 }
+        } else if stats {
+            NOHZ_STATS_KICK
+        } else {
             return None;
+        };
+        // kick_ilb(): a full kick pushes nohz.next_balance out by a jiffy until the ILB sets it.
+        if balance {
+            self.nohz_next_balance = jiffies + 1;
+            self.counters.nohz_kicks += 1;
         }
-        // kick_ilb(): push nohz.next_balance out by a jiffy until the ILB sets it.
-        self.nohz_next_balance = self.jiffies() + 1;
-        self.counters.nohz_kicks += 1;
-        idle_mask.first()
+        let ilb = idle_mask.first()?;
+        let pending = self.nohz_kick_flags[ilb];
+        self.nohz_kick_flags[ilb] |= flags;
+        // An IPI already on its way carries the new flags too.
+        (pending == 0).then_some(ilb)
     }
 
-    /// `_nohz_idle_balance()`: on the ILB CPU, balance every idle CPU whose `next_balance` is due.
+    /// The nohz idle-balance IPI reached `ilb` (`nohz_idle_balance()`): handle the kick's flags.
     pub fn nohz_idle_balance(&mut self, ilb: usize) {
+        let flags = std::mem::take(&mut self.nohz_kick_flags[ilb]);
+        if flags == 0 || !self.idle_cpu(ilb) {
+            return;
+        }
+        if self.config.nohz_stats == NohzStats::None {
+            self.nohz_idle_stats_and_balance(ilb, true, None);
+        } else {
+            let balance = flags & NOHZ_BALANCE_KICK != 0;
+            self.nohz_idle_stats_and_balance(ilb, balance, None);
+        }
+    }
+
+    /// `_nohz_idle_balance()`: on `ilb`, visit every idle CPU (but `skip`) from `ilb + 1` on:
+    /// age its blocked load and, for a full kick, balance it if its `next_balance` is due.
+    /// Before v4.17 every kick is a full one and ages every idle CPU; since, the blocked-load
+    /// update is `update_nohz_stats()` and resets `nohz.next_blocked`.
+    fn nohz_idle_stats_and_balance(&mut self, ilb: usize, balance: bool, skip: Option<usize>) {
+        let stats_on = self.config.nohz_stats != NohzStats::None;
+        let force = self.config.nohz_stats == NohzStats::Kick;
+        if stats_on {
+            self.nohz_has_blocked = false;
+        }
+        let mut has_blocked = false;
         let mut next = u64::MAX;
         let mask = self.idle_mask;
         for cpu in mask.iter_wrap(ilb + 1) {
-            if !self.idle_cpu(cpu) {
+            if Some(cpu) == skip || !self.idle_cpu(cpu) {
                 continue;
             }
-            // update_nohz_stats(): age the idle CPU's blocked signals.
-            self.update_load_avg(cpu, None);
-            if self.jiffies() >= self.rqs[cpu].next_balance {
+            if stats_on {
+                has_blocked |= self.update_nohz_stats(cpu, force);
+            } else {
+                self.update_blocked_averages(cpu);
+            }
+            if balance && self.jiffies() >= self.rqs[cpu].next_balance {
                 self.rebalance_domains(cpu, CpuIdleType::Idle);
             }
             next = next.min(self.rqs[cpu].next_balance);
@@ -1349,8 +1467,20 @@ impl World {
         if next != u64::MAX {
             self.nohz_next_balance = next;
         }
+        if stats_on {
+            self.nohz_next_blocked = self.jiffies() + self.msecs_to_jiffies(LOAD_AVG_PERIOD_MS);
+        }
+        if has_blocked {
+            self.nohz_has_blocked = true;
+        }
     }
 }
+
+/// `NOHZ_BALANCE_KICK` and `NOHZ_STATS_KICK` bits of `nohz_flags()`.
+pub const NOHZ_BALANCE_KICK: u8 = 1;
+pub const NOHZ_STATS_KICK: u8 = 2;
+/// `LOAD_AVG_PERIOD` (32) as ms: how often the blocked load of idle CPUs is updated.
+const LOAD_AVG_PERIOD_MS: u64 = 32;
 
 /// `shr_bound()`: shift right, bounded to the type's width.
 pub fn shr_bound(val: u64, shift: u32) -> u64 {

@@ -2,7 +2,7 @@
 //! hand-built case whose outcome differs between the eras (fidelity review F1, F6, F7, F8).
 //!
 //! Each era test builds its kernels with [`era`]; `SCHEDLAB_FLIP=<field>` flips that boolean
-//! switch (or, for `newidle_gate`, swaps the gate) in every kernel they build, which is how one
+//! switch (or, for `newidle_gate` and `nohz_stats`, swaps the era) in every kernel they build, which is how one
 //! checks that a test fails without its rule:
 //! `SCHEDLAB_FLIP=lb_load_shr cargo test -p schedlab-core lb_era_tests`.
 
@@ -12,7 +12,7 @@ use super::tests::{add_task, settle};
 use super::wakeup::WakeKind;
 use super::{update_avg, Task, TaskId, World};
 use crate::domains::SchedDomains;
-use crate::kernel::{build_config, Governor, KernelConfig, NewidleGate};
+use crate::kernel::{build_config, Governor, KernelConfig, NewidleGate, NohzStats};
 use crate::topology::{presets::preset, MachineSpec, Topology};
 use crate::units::{NSEC_PER_MSEC, NSEC_PER_USEC};
 
@@ -24,6 +24,11 @@ fn era(baseline: &str) -> KernelConfig {
             c.newidle_gate = match c.newidle_gate {
                 NewidleGate::MigrationCost => NewidleGate::MaxNewidleLbCost,
                 NewidleGate::MaxNewidleLbCost => NewidleGate::MigrationCost,
+            };
+        } else if field == "nohz_stats" {
+            c.nohz_stats = match c.nohz_stats {
+                NohzStats::None => NohzStats::NewilbKick,
+                NohzStats::Kick | NohzStats::NewilbKick => NohzStats::None,
             };
         } else {
             let mut v = serde_json::to_value(&c).unwrap();
@@ -572,4 +577,58 @@ fn max_newidle_lb_cost_decay_waits_after_a_new_maximum_from_v5_16() {
     };
     assert_eq!(cost_after("v5.6"), 3_000 * 253 / 256);
     assert_eq!(cost_after("v6.8"), 3_000);
+}
+
+// F24: the blocked load of idle CPUs (NOHZ_STATS_KICK).
+
+/// An idle CPU with blocked utilization 300 last updated at t = 0.
+fn stale_idle_cpu(w: &mut World, cpu: usize) {
+    w.rqs[cpu].avg.util_avg = 300;
+    w.rqs[cpu].avg.load_avg = 300;
+    w.nohz_balance_enter_idle(cpu);
+}
+
+#[test]
+fn from_v4_17_a_busy_tick_kicks_an_idle_cpu_to_age_the_blocked_load_of_idle_cpus() {
+    // CPU 0 runs one task: no reason for a balance kick. CPU 5 idles with stale utilization.
+    // v4.17+: nohz.next_blocked passed, so CPU 0's tick sends a stats-only kick and the ILB
+    // ages CPU 5 (100 ms of decay) without balancing; v4.16 leaves it stale.
+    let after_tick = |baseline: &str| {
+        let mut w = two_clusters(baseline);
+        add_task(&mut w, 0, 500);
+        stale_idle_cpu(&mut w, 5);
+        let before = w.counters.load_balance_calls;
+        let ilb = w.nohz_balancer_kick(0);
+        if let Some(ilb) = ilb {
+            w.nohz_idle_balance(ilb);
+        }
+        assert_eq!(w.counters.load_balance_calls, before, "no balancing");
+        (ilb, w.rqs[5].avg.util_avg, w.nohz_next_blocked)
+    };
+    let (ilb, util, next_blocked) = after_tick("v6.8");
+    assert_eq!(ilb, Some(1), "the first idle CPU");
+    assert!(util < 50, "{util}");
+    assert_eq!(next_blocked, 25 + 8, "32 ms later at HZ 250");
+    assert_eq!(after_tick("v4.16"), (None, 300, 0));
+}
+
+#[test]
+fn v5_6_newidle_balance_ages_the_idle_cpus_it_scans_v5_13_all_idle_cpus() {
+    // CPU 0 goes idle (root domain overloaded, avg_idle 600 us); DIE costs more than that, so
+    // only MC is balanced and nothing is pulled. CPUs 2 (same cluster) and 6 (other cluster)
+    // idle with stale utilization. v4.17-v5.12: LBF_NOHZ_STATS ages the MC CPUs it reads;
+    // v5.13+: the pull-less newidle balance ages every other idle CPU.
+    let utils = |baseline: &str| {
+        let mut w = two_clusters(baseline);
+        stale_idle_cpu(&mut w, 2);
+        stale_idle_cpu(&mut w, 6);
+        w.rd_overload = true;
+        w.rqs[0].avg_idle = 600 * NSEC_PER_USEC;
+        w.sd_state_mut(0, DIE).max_newidle_lb_cost = NSEC_PER_MSEC;
+        assert!(!w.newidle_balance(0));
+        (w.rqs[2].avg.util_avg < 300, w.rqs[6].avg.util_avg < 300)
+    };
+    assert_eq!(utils("v5.6"), (true, false));
+    assert_eq!(utils("v6.8"), (true, true));
+    assert_eq!(utils("v4.16"), (false, false));
 }

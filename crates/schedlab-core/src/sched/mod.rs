@@ -152,6 +152,11 @@ pub struct Rq {
     /// `rq->max_idle_balance_cost` (ns): the most a whole `newidle_balance()` cost, floored at
     /// `sysctl_sched_migration_cost` when `rebalance_domains()` decays it.
     pub max_idle_balance_cost: u64,
+    /// `rq->has_blocked_load`: set when the CPU enters tickless idle, cleared once
+    /// `update_blocked_averages()` finds its load and utilization decayed to 0.
+    pub has_blocked_load: bool,
+    /// `rq->last_blocked_load_update_tick`, jiffies.
+    pub last_blocked_load_update_tick: u64,
     /// `rq->next_balance` in jiffies.
     pub next_balance: u64,
     pub misfit_task_load: u64,
@@ -218,6 +223,12 @@ pub struct World {
     pub rd_overload: bool,
     /// `nohz.next_balance` in jiffies.
     pub nohz_next_balance: u64,
+    /// `nohz.has_blocked`: some tickless idle CPU may have blocked load to decay.
+    pub nohz_has_blocked: bool,
+    /// `nohz.next_blocked` in jiffies: when the blocked load of idle CPUs is due an update.
+    pub nohz_next_blocked: u64,
+    /// `nohz_flags(cpu)` of each CPU: the `NOHZ_*_KICK` bits of an ILB kick on its way to it.
+    pub nohz_kick_flags: Vec<u8>,
     /// CPUs whose curr must be re-picked (`resched_curr()`); the engine drains it.
     pub need_resched: CpuMask,
     /// Active balances to run: (busiest CPU, destination CPU).
@@ -313,6 +324,8 @@ impl World {
                 idle_stamp: 0,
                 avg_idle: 2 * config.sched_migration_cost_ns,
                 max_idle_balance_cost: config.sched_migration_cost_ns,
+                has_blocked_load: false,
+                last_blocked_load_update_tick: 0,
                 next_balance: 0,
                 misfit_task_load: 0,
                 skip: None,
@@ -339,6 +352,9 @@ impl World {
             now: 0,
             rd_overload: false,
             nohz_next_balance: 0,
+            nohz_has_blocked: false,
+            nohz_next_blocked: 0,
+            nohz_kick_flags: vec![0; n],
             need_resched: CpuMask::EMPTY,
             pending_active: Vec::with_capacity(8),
             smt_active,
