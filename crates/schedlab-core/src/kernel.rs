@@ -117,7 +117,7 @@ pub enum NewidleGate {
     /// v3.x-v5.15 `idle_balance()` / `newidle_balance()`: skip when `this_rq->avg_idle <
     /// sysctl_sched_migration_cost` (the CPU's expected idle time is too short to be worth it).
     MigrationCost,
-    /// v5.16+ (c5b0a7eefc70, "sched/fair: Remove sysctl_sched_migration_cost condition"): skip
+    /// v5.16+ ("sched/fair: Remove sysctl_sched_migration_cost condition"): skip
     /// when `this_rq->avg_idle < sd->max_newidle_lb_cost` of the lowest domain.
     MaxNewidleLbCost,
 }
@@ -158,6 +158,8 @@ pub enum Governor {
 }
 
 /// Every behavioural switch of the modelled kernel. Field docs name the version a value belongs to.
+/// (The v5.5-v6.8 balancer switches: version bounds checked against v5.6, v5.7, v5.10, v5.15 and
+/// v6.8 sources; the commit titles quoted are from memory.)
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KernelConfig {
@@ -212,28 +214,28 @@ pub struct KernelConfig {
     /// 3af7524b1419) instead of `util > imbalance` (v5.5-v6.7).
     pub lb_util_shr_bound: bool,
     /// `group_is_overloaded()` / `group_has_capacity()` also test `group_runnable` against the
-    /// group's capacity (v5.7+, 070f5e860ee2 "sched/fair: Take into account runnable_avg to
+    /// group's capacity (v5.7+, "sched/fair: Take into account runnable_avg to
     /// classify group"); v5.5-v5.6 classify by task count and utilization only.
     pub lb_group_runnable: bool,
     /// `calculate_imbalance()`: an overloaded busiest group and a local group with spare capacity
     /// give `migrate_util` only outside the LLC (`!(sd->flags & SD_SHARE_PKG_RESOURCES)`), inside it
-    /// the number of tasks is spread (v5.10+, 16b0a7a1a0af "sched/fair: Ensure tasks spreading in
+    /// the number of tasks is spread (v5.10+, "sched/fair: Ensure tasks spreading in
     /// LLC during LB"); v5.5-v5.9 use `migrate_util` at every level.
     pub lb_spread_in_llc: bool,
     /// `detach_tasks()` migrate_load test: skip a task while `load >> nr_balance_failed >
-    /// imbalance` (v5.10+, 39a2a6eb5c9b "sched/fair: Relax constraint on task's load during load
+    /// imbalance` (v5.10+, "sched/fair: Relax constraint on task's load during load
     /// balance"; `shr_bound()` since v6.8). Off, the v5.5-v5.9 rule: skip while `load/2 >
     /// imbalance && nr_balance_failed <= cache_nice_tries`.
     pub lb_load_shr: bool,
     /// `need_active_balance()` forces an active balance after `nr_balance_failed >
     /// cache_nice_tries + 2` only for `migrate_task` (`imbalanced_active_balance()`, v5.13+,
-    /// e9b9734b7465 "sched/fair: Reduce cases for active balance"). Off, the v5.5-v5.12 form: after
+    /// "sched/fair: Reduce cases for active balance"). Off, the v5.5-v5.12 form: after
     /// those failures for any migration type (`voluntary_active_balance()` or the failure count),
     /// and `load_balance()` then sets `nr_balance_failed = cache_nice_tries + 1` and, for a
     /// non-voluntary kick, doubles `balance_interval` (both gone by v5.15; v5.10 still has them).
     pub lb_imbalanced_active_balance: bool,
     /// `should_we_balance()` prefers the first idle CPU on an idle core above the SMT level (v6.6+,
-    /// b1bfeab9b002 "sched/fair: Consider the idle state of the whole core for load balance");
+    /// "sched/fair: Consider the idle state of the whole core for load balance");
     /// before, the first idle CPU of the group.
     pub should_we_balance_idle_core: bool,
     /// `find_busiest_queue()` migrate_util skips a CPU running a single task (v5.7+); v5.5-v5.6
@@ -243,7 +245,7 @@ pub struct KernelConfig {
     /// runnable_avg) (v6.5+, runnable boosting); before, `cpu_util()` (util_avg with util_est).
     pub fbq_util_boost: bool,
     /// `update_sd_pick_busiest()` SMT rules (v6.6+): a fully_busy group ties with an SMT busiest
-    /// (5fd6d7f43958, "Keep a fully_busy SMT sched group as busiest") and has_spare never prefers an
+    /// ("Keep a fully_busy SMT sched group as busiest") and has_spare never prefers an
     /// SMT group running one task over a non-SMT group (`smt_vs_nonsmt_groups()`). Off, v5.5-v6.5:
     /// fully_busy keeps the first of equal avg_load, has_spare compares idle CPUs and tasks only.
     pub pick_busiest_smt: bool,
@@ -258,7 +260,7 @@ pub struct KernelConfig {
     /// When `newidle_balance()` may start (see [`NewidleGate`]). Both eras also stop at the first
     /// domain where `avg_idle < curr_cost + sd->max_newidle_lb_cost`.
     pub newidle_gate: NewidleGate,
-    /// `update_newidle_cost()` (v5.16+, e60b56e46b38 "sched/fair: Wait before decaying
+    /// `update_newidle_cost()` (v5.16+, "sched/fair: Wait before decaying
     /// max_newidle_lb_cost"): raising `sd->max_newidle_lb_cost` restarts its 1 s decay timer, and
     /// newidle passes decay it too. Off, v3.x-v5.15: a newidle pass only raises it; the decay
     /// (x253/256 once per second) runs from `rebalance_domains()` on its own `next_decay_max_lb_cost`.

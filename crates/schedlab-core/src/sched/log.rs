@@ -128,9 +128,10 @@ impl Decision {
         }
     }
 
-    /// A balance pass that found nothing to do: the bulk of any log, hidden by default.
+    /// A balance pass that found nothing to do, or a newly-idle balance skipped for want of idle
+    /// time (one per idle entry in some workloads): the bulk of any log, hidden by default.
     pub fn is_quiet(&self) -> bool {
-        matches!(self, Decision::Balance(b) if matches!(b.result, BalanceResult::NotThisCpu | BalanceResult::Balanced))
+        matches!(self, Decision::Balance(b) if matches!(b.result, BalanceResult::NotThisCpu | BalanceResult::Balanced | BalanceResult::NewidleSkipped))
     }
 
     /// One readable paragraph; `name` gives a task's name.
