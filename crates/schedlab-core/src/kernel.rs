@@ -142,6 +142,21 @@ pub enum NohzStats {
     NewilbKick,
 }
 
+/// The avg_load guards of `calculate_imbalance()` before it computes a migrate_load imbalance
+/// for a local group that is not overloaded.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AvgLoadGuard {
+    /// v5.5-v5.6: none. `min((busiest - avg) * cap, (avg - local) * cap)` is unsigned: a local
+    /// group above the domain average wraps its term, so the busiest group's excess is moved.
+    None,
+    /// v5.7-v5.15: no imbalance while the local avg_load is at least the busiest's.
+    Busiest,
+    /// v6.8 (absent in v5.15; "sched/fair: Fix imbalance overflow"): nor while it is at least
+    /// the domain's average.
+    BusiestAndDomain,
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -234,6 +249,8 @@ pub struct KernelConfig {
     /// and `load_balance()` then sets `nr_balance_failed = cache_nice_tries + 1` and, for a
     /// non-voluntary kick, doubles `balance_interval` (both gone by v5.15; v5.10 still has them).
     pub lb_imbalanced_active_balance: bool,
+    /// See [`AvgLoadGuard`].
+    pub lb_avg_load_guard: AvgLoadGuard,
     /// `should_we_balance()` prefers the first idle CPU on an idle core above the SMT level (v6.6+,
     /// "sched/fair: Consider the idle state of the whole core for load balance");
     /// before, the first idle CPU of the group.
@@ -346,6 +363,7 @@ impl KernelConfig {
             lb_spread_in_llc: true,
             lb_load_shr: true,
             lb_imbalanced_active_balance: true,
+            lb_avg_load_guard: AvgLoadGuard::BusiestAndDomain,
             should_we_balance_idle_core: true,
             fbq_util_skip_single: true,
             fbq_util_boost: true,
@@ -426,11 +444,13 @@ impl KernelConfig {
     ///
     /// The v5.5-v5.6 balancer (fidelity review F6): no runnable in group classification,
     /// migrate_util inside the LLC, the `load/2` migrate_load rule, active balance after failures
-    /// for any migration type, `should_we_balance()` without the idle-core preference,
+    /// for any migration type, no avg_load guards in `calculate_imbalance()`,
+    /// `should_we_balance()` without the idle-core preference,
     /// `cpu_util()` without the single-task skip in `find_busiest_queue()`, no SMT tie rules; the
     /// `update_sg_wakeup_stats()` avg_load bug (F7); newidle gated by `sysctl_sched_migration_cost`
     /// (F1). A v5.7-v5.9 kernel is this with `lb_group_runnable`, `fbq_util_skip_single`,
-    /// `sg_wakeup_avg_load_busy` and `update_avg_div` on (and `sis_asym_capacity`).
+    /// `sg_wakeup_avg_load_busy` and `update_avg_div` on and `lb_avg_load_guard: busiest` (and
+    /// `sis_asym_capacity`).
     pub fn v5_6() -> KernelConfig {
         KernelConfig {
             label: "v5.6".into(),
@@ -444,6 +464,7 @@ impl KernelConfig {
             lb_spread_in_llc: false,
             lb_load_shr: false,
             lb_imbalanced_active_balance: false,
+            lb_avg_load_guard: AvgLoadGuard::None,
             should_we_balance_idle_core: false,
             fbq_util_skip_single: false,
             fbq_util_boost: false,

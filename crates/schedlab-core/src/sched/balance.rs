@@ -24,7 +24,7 @@ use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
-use crate::kernel::{NewidleGate, NohzStats, NumaImbalance};
+use crate::kernel::{AvgLoadGuard, NewidleGate, NohzStats, NumaImbalance};
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `enum group_type`, in the kernel's order: a higher value is busier.
@@ -527,24 +527,32 @@ impl World {
             return;
         }
         if local.group_type < GroupType::Overloaded {
+            let guard = self.config.lb_avg_load_guard;
             sds.local_stat.avg_load =
                 local.group_load * SCHED_CAPACITY_SCALE / local.group_capacity.max(1);
-            if sds.local_stat.avg_load >= busiest.avg_load {
+            if guard != AvgLoadGuard::None && sds.local_stat.avg_load >= busiest.avg_load {
                 env.imbalance = 0;
                 return;
             }
             sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity.max(1);
-            if sds.local_stat.avg_load >= sds.avg_load {
+            if guard == AvgLoadGuard::BusiestAndDomain && sds.local_stat.avg_load >= sds.avg_load {
                 env.imbalance = 0;
                 return;
             }
         }
+        // The kernel's unsigned long arithmetic: a negative difference wraps, and min() then
+        // takes the other term (v6.8's guards keep the local one from wrapping).
         let local_avg = sds.local_stat.avg_load;
         env.migration_type = MigrationType::Load;
-        env.imbalance = (busiest.avg_load.saturating_sub(sds.avg_load) * busiest.group_capacity)
-            .min(sds.avg_load.saturating_sub(local_avg) * local.group_capacity)
-            as i64
-            / SCHED_CAPACITY_SCALE as i64;
+        let from_busiest = busiest
+            .avg_load
+            .wrapping_sub(sds.avg_load)
+            .wrapping_mul(busiest.group_capacity);
+        let to_local = sds
+            .avg_load
+            .wrapping_sub(local_avg)
+            .wrapping_mul(local.group_capacity);
+        env.imbalance = (from_busiest.min(to_local) / SCHED_CAPACITY_SCALE) as i64;
     }
 
     /// The small NUMA imbalance a pair of communicating tasks may keep (see

@@ -2,7 +2,7 @@
 //! hand-built case whose outcome differs between the eras (fidelity review F1, F6, F7, F8).
 //!
 //! Each era test builds its kernels with [`era`]; `SCHEDLAB_FLIP=<field>` flips that boolean
-//! switch (or, for `newidle_gate` and `nohz_stats`, swaps the era) in every kernel they build, which is how one
+//! switch (or, for `newidle_gate`, `lb_avg_load_guard` and `nohz_stats`, swaps the era) in every kernel they build, which is how one
 //! checks that a test fails without its rule:
 //! `SCHEDLAB_FLIP=lb_load_shr cargo test -p schedlab-core lb_era_tests`.
 
@@ -12,7 +12,7 @@ use super::tests::{add_task, settle};
 use super::wakeup::WakeKind;
 use super::{update_avg, Task, TaskId, World};
 use crate::domains::SchedDomains;
-use crate::kernel::{build_config, Governor, KernelConfig, NewidleGate, NohzStats};
+use crate::kernel::{build_config, AvgLoadGuard, Governor, KernelConfig, NewidleGate, NohzStats};
 use crate::topology::{presets::preset, MachineSpec, Topology};
 use crate::units::{NSEC_PER_MSEC, NSEC_PER_USEC};
 
@@ -24,6 +24,11 @@ fn era(baseline: &str) -> KernelConfig {
             c.newidle_gate = match c.newidle_gate {
                 NewidleGate::MigrationCost => NewidleGate::MaxNewidleLbCost,
                 NewidleGate::MaxNewidleLbCost => NewidleGate::MigrationCost,
+            };
+        } else if field == "lb_avg_load_guard" {
+            c.lb_avg_load_guard = match c.lb_avg_load_guard {
+                AvgLoadGuard::None => AvgLoadGuard::BusiestAndDomain,
+                AvgLoadGuard::Busiest | AvgLoadGuard::BusiestAndDomain => AvgLoadGuard::None,
             };
         } else if field == "nohz_stats" {
             c.nohz_stats = match c.nohz_stats {
@@ -189,6 +194,35 @@ fn migrate_load_v5_6_moves_a_task_whose_half_load_fits_v5_10_needs_failures() {
     // v5.10+: 1024 >> 0 > 512 skips it; after one failure 1024 >> 1 = 512 passes.
     assert_eq!(moved("v6.8", 0), 0);
     assert_eq!(moved("v6.8", 1), 1);
+}
+
+// calculate_imbalance()'s avg_load guards for a local group that is not overloaded.
+
+#[test]
+fn v5_6_computes_a_load_imbalance_for_a_local_group_above_the_average() {
+    // MC of cluster {4-7} seen from busy CPU 4 (one task, runqueue load `local`); CPU 5 runs
+    // three tasks (avg_load 3072), CPUs 6-7 are idle.
+    let pass = |c: &str, guard: Option<AvgLoadGuard>, local: u64| {
+        let mut w = two_clusters(c);
+        if let Some(g) = guard {
+            w.config.lb_avg_load_guard = g;
+        }
+        for cpu in [4, 5, 5, 5] {
+            add_task(&mut w, cpu, 1000);
+        }
+        w.rqs[4].avg.load_avg = local;
+        let b = balance(&mut w, 4, MC, CpuIdleType::NotIdle);
+        (b.imbalance, b.moved)
+    };
+    // Local 3100 is above the busiest's 3072. v5.6: domain average (3100 + 3072) / 4 = 1543,
+    // (1543 - 3100) wraps, so min() takes (3072 - 1543): imbalance 1529, one task moves.
+    assert_eq!(pass("v5.6", None, 3100), (1529, 1));
+    // v5.7+: no pull while local >= busiest.
+    assert_eq!(pass("v5.6", Some(AvgLoadGuard::Busiest), 3100), (0, 0));
+    // Local 1100 is below the busiest but above the average 1043: v5.7-v5.15 move the
+    // busiest's excess (2029: two tasks), v6.8 nothing.
+    assert_eq!(pass("v5.6", Some(AvgLoadGuard::Busiest), 1100), (2029, 2));
+    assert_eq!(pass("v6.8", None, 1100), (0, 0));
 }
 
 // F6 (d, h): active balance after repeated failures.
