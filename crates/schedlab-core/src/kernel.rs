@@ -77,9 +77,14 @@ pub enum NumaImbalance {
     /// runs at most 2 tasks (Mel Gorman, v5.6, "Allow a small load imbalance between low utilisation
     /// SD_NUMA domains").
     LocalIdle,
-    /// v5.18+: both allow the imbalance while the destination node would run at most
-    /// `sd->imb_numa_nr` tasks (`allow_numa_imbalance()`), and `adjust_numa_imbalance()` then
-    /// ignores an imbalance of up to `NUMA_IMBALANCE_MIN` (2).
+    /// v5.18+ (`sd->imb_numa_nr`), in its v6.8 form: `adjust_numa_imbalance(imbalance,
+    /// dst_running, imb_numa_nr)` ignores an imbalance of up to `NUMA_IMBALANCE_MIN` (2) while the
+    /// destination node would run at most `imb_numa_nr` tasks. `calculate_imbalance()` applies it
+    /// to the task imbalance; `find_idlest_group()` to the difference of idle CPUs, with
+    /// `imb_numa_nr` capped by the task's allowed CPUs of the local node (v6.8 fair.c:10448).
+    /// Simplification: v5.18's first `find_idlest_group()` form (stay while
+    /// `allow_numa_imbalance(local nr + 1, imb_numa_nr)`, whatever the idle difference) has no
+    /// variant of its own.
     ImbNumaNr,
 }
 
@@ -156,6 +161,53 @@ pub enum FreqInvarianceMax {
     TurboGroup { min_active_cores: u32 },
 }
 
+/// What lets `newidle_balance()` start at all, besides `rd->overload`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NewidleGate {
+    /// v3.x-v5.15 `idle_balance()` / `newidle_balance()`: skip when `this_rq->avg_idle <
+    /// sysctl_sched_migration_cost` (the CPU's expected idle time is too short to be worth it).
+    MigrationCost,
+    /// v5.16+ ("sched/fair: Remove sysctl_sched_migration_cost condition"): skip
+    /// when `this_rq->avg_idle < sd->max_newidle_lb_cost` of the lowest domain.
+    MaxNewidleLbCost,
+}
+
+/// How the blocked load of tickless idle CPUs is kept from going stale (`NOHZ_STATS_KICK`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NohzStats {
+    /// Up to v4.16: only balancing ages an idle CPU's signals (its own balance, or the nohz idle
+    /// balancer's pass over the CPUs it balances).
+    None,
+    /// v4.17-v5.12 (Vincent Guittot's "update blocked load of idle CPUs" series): a busy CPU's
+    /// tick kicks an idle CPU to only update the idle CPUs' blocked load once `nohz.next_blocked`
+    /// (32 ms after the last full update) has passed; a CPU whose newly-idle balance did not run
+    /// does that update itself (`nohz_newidle_balance()`), and newly-idle load balancing updates
+    /// the idle CPUs it reads (`LBF_NOHZ_STATS`).
+    Kick,
+    /// v5.13+ ("Trigger the update of blocked load on newly idle cpu", "Remove update of blocked
+    /// load from newidle_balance"; v5.10 has the old form, v5.15 this): every newly-idle balance
+    /// that pulls nothing flags `NOHZ_NEWILB_KICK` and the CPU updates the other idle CPUs as it
+    /// enters idle (`nohz_run_idle_balance()`); newly-idle load balancing no longer does.
+    NewilbKick,
+}
+
+/// The avg_load guards of `calculate_imbalance()` before it computes a migrate_load imbalance
+/// for a local group that is not overloaded.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AvgLoadGuard {
+    /// v5.5-v5.6: none. `min((busiest - avg) * cap, (avg - local) * cap)` is unsigned: a local
+    /// group above the domain average wraps its term, so the busiest group's excess is moved.
+    None,
+    /// v5.7-v5.15: no imbalance while the local avg_load is at least the busiest's.
+    Busiest,
+    /// v6.8 (absent in v5.15; "sched/fair: Fix imbalance overflow"): nor while it is at least
+    /// the domain's average.
+    BusiestAndDomain,
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -172,6 +224,8 @@ pub enum Governor {
 }
 
 /// Every behavioural switch of the modelled kernel. Field docs name the version a value belongs to.
+/// (The v5.5-v6.8 balancer switches: version bounds checked against v5.6, v5.7, v5.10, v5.15 and
+/// v6.8 sources; the commit titles quoted are from memory.)
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KernelConfig {
@@ -253,6 +307,76 @@ pub struct KernelConfig {
     /// `detach_tasks()` migrate_util test: `shr_bound(util, nr_balance_failed) > imbalance` (v6.8,
     /// 3af7524b1419) instead of `util > imbalance` (v5.5-v6.7).
     pub lb_util_shr_bound: bool,
+    /// `group_is_overloaded()` / `group_has_capacity()` also test `group_runnable` against the
+    /// group's capacity (v5.7+, "sched/fair: Take into account runnable_avg to
+    /// classify group"); v5.5-v5.6 classify by task count and utilization only.
+    pub lb_group_runnable: bool,
+    /// `calculate_imbalance()`: an overloaded busiest group and a local group with spare capacity
+    /// give `migrate_util` only outside the LLC (`!(sd->flags & SD_SHARE_PKG_RESOURCES)`), inside it
+    /// the number of tasks is spread (v5.10+, "sched/fair: Ensure tasks spreading in
+    /// LLC during LB"); v5.5-v5.9 use `migrate_util` at every level.
+    pub lb_spread_in_llc: bool,
+    /// `detach_tasks()` migrate_load test: skip a task while `load >> nr_balance_failed >
+    /// imbalance` (v5.10+, "sched/fair: Relax constraint on task's load during load
+    /// balance"; `shr_bound()` since v6.8). Off, the v5.5-v5.9 rule: skip while `load/2 >
+    /// imbalance && nr_balance_failed <= cache_nice_tries`.
+    pub lb_load_shr: bool,
+    /// `need_active_balance()` forces an active balance after `nr_balance_failed >
+    /// cache_nice_tries + 2` only for `migrate_task` (`imbalanced_active_balance()`, v5.13+,
+    /// "sched/fair: Reduce cases for active balance"). Off, the v5.5-v5.12 form: after
+    /// those failures for any migration type (`voluntary_active_balance()` or the failure count),
+    /// and `load_balance()` then sets `nr_balance_failed = cache_nice_tries + 1` and, for a
+    /// non-voluntary kick, doubles `balance_interval` (both gone by v5.15; v5.10 still has them).
+    pub lb_imbalanced_active_balance: bool,
+    /// See [`AvgLoadGuard`].
+    pub lb_avg_load_guard: AvgLoadGuard,
+    /// `should_we_balance()` prefers the first idle CPU on an idle core above the SMT level (v6.6+,
+    /// "sched/fair: Consider the idle state of the whole core for load balance");
+    /// before, the first idle CPU of the group.
+    pub should_we_balance_idle_core: bool,
+    /// `find_busiest_queue()` migrate_util skips a CPU running a single task (v5.7+); v5.5-v5.6
+    /// may pick it and then fail to detach anything.
+    pub fbq_util_skip_single: bool,
+    /// `find_busiest_queue()` migrate_util compares `cpu_util_cfs_boost()` = max(util_avg,
+    /// runnable_avg) (v6.5+, runnable boosting); before, `cpu_util()` (util_avg with util_est).
+    pub fbq_util_boost: bool,
+    /// `update_sd_pick_busiest()` SMT rules (v6.6+): a fully_busy group ties with an SMT busiest
+    /// ("Keep a fully_busy SMT sched group as busiest") and has_spare never prefers an
+    /// SMT group running one task over a non-SMT group (`smt_vs_nonsmt_groups()`). Off, v5.5-v6.5:
+    /// fully_busy keeps the first of equal avg_load, has_spare compares idle CPUs and tasks only.
+    pub pick_busiest_smt: bool,
+    /// `update_sg_wakeup_stats()` computes avg_load of fully_busy and overloaded groups (v5.7+).
+    /// Off, v5.5-v5.6: `if (sgs->group_type < group_fully_busy)`, i.e. only for groups with spare
+    /// capacity, where it is never read: busy groups compare avg_load 0, so `find_idlest_group()`
+    /// keeps the first busy group and stays local whenever the local group is as busy.
+    pub sg_wakeup_avg_load_busy: bool,
+    /// `update_pick_idlest()` breaks a tie of idle CPUs between has_spare groups by the lower
+    /// group_util (present in v5.10, absent in v5.7). Off: the first group with the most idle CPUs.
+    pub pick_idlest_util_tiebreak: bool,
+    /// When `newidle_balance()` may start (see [`NewidleGate`]). Both eras also stop at the first
+    /// domain where `avg_idle < curr_cost + sd->max_newidle_lb_cost`.
+    pub newidle_gate: NewidleGate,
+    /// `update_newidle_cost()` (v5.16+, "sched/fair: Wait before decaying
+    /// max_newidle_lb_cost"): raising `sd->max_newidle_lb_cost` restarts its 1 s decay timer, and
+    /// newidle passes decay it too. Off, v3.x-v5.15: a newidle pass only raises it; the decay
+    /// (x253/256 once per second) runs from `rebalance_domains()` on its own `next_decay_max_lb_cost`.
+    pub update_newidle_cost: bool,
+    /// `update_avg()`, the EWMA of `rq->avg_idle`: `*avg += diff / 8` (v5.7+, in sched.h) instead
+    /// of `diff >> 3` (core.c up to v5.6); they differ by one for a negative difference.
+    pub update_avg_div: bool,
+    /// The blocked-load updates of idle CPUs (see [`NohzStats`]).
+    pub nohz_stats: NohzStats,
+    /// **[assumed]** The time one newly-idle `load_balance()` pass at a domain takes, as
+    /// `sched_clock_cpu()` would measure it: this constant plus [`Self::newidle_lb_cost_per_cpu_ns`]
+    /// per CPU of the domain's span (the pass reads every CPU's runqueue in
+    /// `update_sg_lb_stats()`). The model's balance takes no simulated time; this cost only feeds
+    /// `sd->max_newidle_lb_cost` and `rq->max_idle_balance_cost`. The numbers (2 us + 0.25 us per
+    /// CPU: ~4 us for an 8-CPU LLC, ~26 us across 96 CPUs) are the orders of magnitude the
+    /// kernel's sched_domain debug files show for such domains, not a measurement of any modelled
+    /// machine, and are not tuned to a result.
+    pub newidle_lb_cost_base_ns: u64,
+    /// **[assumed]** Per CPU of the domain's span; see [`Self::newidle_lb_cost_base_ns`].
+    pub newidle_lb_cost_per_cpu_ns: u64,
     /// The v1 "use all little CPUs" rule in `calculate_imbalance()` (never merged): under
     /// SD_ASYM_CPUCAPACITY, local has an idle CPU and busiest more tasks than CPUs -> migrate_task.
     pub lb_asym_cap_migrate_task: bool,
@@ -322,6 +446,27 @@ impl KernelConfig {
             smt_balance: false,
             lb_util_shr_bound: false,
             lb_asym_cap_migrate_task: false,
+            // The balancer is modelled in its v5.5+ form (see above); its era switches keep the
+            // v6.8 values the model had before they became switches. The pre-v5.5 balancer is a
+            // separate piece of work.
+            lb_group_runnable: true,
+            lb_spread_in_llc: true,
+            lb_load_shr: true,
+            lb_imbalanced_active_balance: true,
+            lb_avg_load_guard: AvgLoadGuard::BusiestAndDomain,
+            should_we_balance_idle_core: true,
+            fbq_util_skip_single: true,
+            fbq_util_boost: true,
+            pick_busiest_smt: true,
+            sg_wakeup_avg_load_busy: true,
+            pick_idlest_util_tiebreak: true,
+            // v4.x newidle gating and avg_idle arithmetic.
+            newidle_gate: NewidleGate::MigrationCost,
+            update_newidle_cost: false,
+            update_avg_div: false,
+            newidle_lb_cost_base_ns: 2_000,
+            newidle_lb_cost_per_cpu_ns: 250,
+            nohz_stats: NohzStats::None,
             numa_imbalance: NumaImbalance::None,
             busy_factor: 32,
             imbalance_pct_die: 125,
@@ -360,6 +505,10 @@ impl KernelConfig {
             lb_util_shr_bound: true,
             lb_asym_cap_migrate_task: false,
             numa_imbalance: NumaImbalance::ImbNumaNr,
+            newidle_gate: NewidleGate::MaxNewidleLbCost,
+            update_newidle_cost: true,
+            update_avg_div: true,
+            nohz_stats: NohzStats::NewilbKick,
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
@@ -395,6 +544,16 @@ impl KernelConfig {
     /// separate core/CPU/SMT scans, the waker's `recent_used_cpu`, no idle-prev step) but for
     /// `wake_cap()`, which only acts under SD_ASYM_CPUCAPACITY. Frequency invariance is on as arm64
     /// had it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
+    ///
+    /// The v5.5-v5.6 balancer (fidelity review F6): no runnable in group classification,
+    /// migrate_util inside the LLC, the `load/2` migrate_load rule, active balance after failures
+    /// for any migration type, no avg_load guards in `calculate_imbalance()`,
+    /// `should_we_balance()` without the idle-core preference,
+    /// `cpu_util()` without the single-task skip in `find_busiest_queue()`, no SMT tie rules; the
+    /// `update_sg_wakeup_stats()` avg_load bug (F7); newidle gated by `sysctl_sched_migration_cost`
+    /// (F1). A v5.7-v5.9 kernel is this with `lb_group_runnable`, `fbq_util_skip_single`,
+    /// `sg_wakeup_avg_load_busy` and `update_avg_div` on and `lb_avg_load_guard: busiest` (and
+    /// `sis_asym_capacity`).
     pub fn v5_6() -> KernelConfig {
         KernelConfig {
             label: "v5.6".into(),
@@ -404,6 +563,21 @@ impl KernelConfig {
             smt_balance: false,
             lb_util_shr_bound: false,
             numa_imbalance: NumaImbalance::LocalIdle,
+            lb_group_runnable: false,
+            lb_spread_in_llc: false,
+            lb_load_shr: false,
+            lb_imbalanced_active_balance: false,
+            lb_avg_load_guard: AvgLoadGuard::None,
+            should_we_balance_idle_core: false,
+            fbq_util_skip_single: false,
+            fbq_util_boost: false,
+            pick_busiest_smt: false,
+            sg_wakeup_avg_load_busy: false,
+            pick_idlest_util_tiebreak: false,
+            newidle_gate: NewidleGate::MigrationCost,
+            update_newidle_cost: false,
+            update_avg_div: false,
+            nohz_stats: NohzStats::Kick,
             schedutil_rate_limit_us: 500,
             wake_cap: true,
             wake_cap_asym_gate: true,
@@ -458,6 +632,13 @@ impl KernelConfig {
         if self.sis_scan_cost_per_cpu_ns == 0 || self.sis_scan_cost_per_cpu_ns > 1_000_000 {
             return Err(Error::Config(
                 "sis_scan_cost_per_cpu_ns must be 1 ns to 1 ms".into(),
+            ));
+        }
+        if self.newidle_lb_cost_base_ns > 1_000_000_000
+            || self.newidle_lb_cost_per_cpu_ns > 1_000_000_000
+        {
+            return Err(Error::Config(
+                "newidle_lb_cost_base_ns and newidle_lb_cost_per_cpu_ns must be at most 1 s".into(),
             ));
         }
         if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000

@@ -479,10 +479,8 @@ impl<'a> Engine<'a> {
                 EvKind::Tick(cpu) => self.tick(cpu),
                 EvKind::Wake(t) => self.try_to_wake_up(t, None, false),
                 EvKind::Ilb(cpu) => {
-                    if self.w.idle_cpu(cpu) {
-                        self.w.nohz_idle_balance(cpu);
-                        self.trace_balance_moves(cpu);
-                    }
+                    self.w.nohz_idle_balance(cpu);
+                    self.trace_balance_moves(cpu);
                 }
             }
             self.drain();
@@ -767,7 +765,10 @@ impl<'a> Engine<'a> {
     /// time uniform in `0..HISTORY_MAX_RUN` and went to sleep a time uniform in
     /// `0..HISTORY_MAX_IDLE` before the run starts; its PELT signal is computed by the kernel's
     /// arithmetic and decayed to t = 0. The order in which the CPUs went idle becomes `idle_stamp`
-    /// 1..n ns (only the order matters, and every CPU that goes idle during the run is later).
+    /// 1..=n ns (only the order matters, and every CPU that goes idle during the run is later; 0
+    /// would mean "not idle" to the `avg_idle` update, so the stamps start at 1). The first
+    /// wake-up onto such a CPU samples its idle time from the run's start, which the
+    /// `2 * max_idle_balance_cost` cap bounds as it would the real, longer idle time.
     /// Both bounds are assumptions (a few ms of housekeeping, within the last PELT half-lives).
     fn draw_idle_history(&mut self) {
         let n = self.w.nr_cpus();
@@ -798,11 +799,12 @@ impl<'a> Engine<'a> {
         rq.gen = rq.gen.wrapping_add(1);
         self.switch_to(cpu, None);
         if self.w.busy_since[cpu].is_some() {
+            // rq->idle_stamp was set by newidle_balance(), just before.
             let rq = &mut self.w.rqs[cpu];
-            rq.idle_stamp = self.w.now;
             let util_sum = rq.avg.util_sum;
             rq.clock_pelt.going_idle(util_sum);
             self.w.update_idle_core(cpu);
+            self.w.nohz_balance_enter_idle(cpu);
             self.busy_changed(cpu);
             self.freq_update(cpu);
         }
@@ -920,9 +922,6 @@ impl<'a> Engine<'a> {
             .w
             .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync });
         let target = self.fallback(p, target);
-        if self.w.idle_cpu(target) {
-            self.w.update_avg_idle(target);
-        }
         let migrated = target != prev;
         if migrated {
             self.w.update_load_avg(prev, Some(p));
@@ -932,6 +931,7 @@ impl<'a> Engine<'a> {
             self.trace_migrate(p, prev, target, MigrateReason::Wakeup, wcpu);
         }
         self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
+        self.w.ttwu_update_avg_idle(target);
         self.trace_wakeup(p, target, false);
         self.w.check_preempt_wakeup(target, p);
         self.freq_update(target);

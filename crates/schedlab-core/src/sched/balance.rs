@@ -4,17 +4,27 @@
 //! with asym packing (`sched_asym()`, `asym_active_balance()`), misfit, active balance, periodic
 //! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
 //!
+//! The rules that changed between v5.5 and v6.8 are switches of [`crate::kernel::KernelConfig`]
+//! (group runnable, migrate_util in the LLC, the migrate_load rule, active balance, the idle-core
+//! preference, `find_busiest_queue()`'s migrate_util, the SMT ties); newly-idle balancing is gated
+//! by `rq->avg_idle` against `sysctl_sched_migration_cost` or `max_newidle_lb_cost` by era.
+//!
 //! Simplifications: no task groups (`task_h_load()` is the task's load); no NUMA balancing
-//! (`numa_preferred_nid`), only the NUMA imbalance allowance; newidle balance ignores `avg_idle` and the `max_newidle_lb_cost` budget.
+//! (`numa_preferred_nid`), only the NUMA imbalance allowance; a balance pass takes no simulated
+//! time, its cost for the newidle budget is an assumed function of the domain's span
+//! ([`World::newidle_lb_cost`]); `newidle_balance()` does not pull `rq->next_balance` forward.
 //! As in the kernel, the balancer reads signals as last updated: busy CPUs at their tick, enqueue
-//! and dequeue; idle CPUs when they balance or the nohz idle balancer passes (`update_nohz_stats()`).
+//! and dequeue; idle CPUs when they balance, when the nohz idle balancer passes, and (v4.17+) at
+//! the blocked-load updates of `NOHZ_STATS_KICK` (`update_nohz_stats()`, see
+//! [`crate::kernel::NohzStats`]). The model's nohz "idle CPUs" are all idle CPUs: it enters a CPU
+//! into tickless idle (`nohz_balance_enter_idle()`) as it goes idle, not at its next tick.
 
-use super::log::{BalanceDecision, BalanceResult, Decision};
+use super::log::{BalanceDecision, BalanceResult, Decision, NewidleSkip};
 use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
-use crate::kernel::NumaImbalance;
+use crate::kernel::{AvgLoadGuard, NewidleGate, NohzStats, NumaImbalance};
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `enum group_type`, in the kernel's order: a higher value is busier.
@@ -81,29 +91,30 @@ pub struct SgStats {
     pub group_misfit_task_load: u64,
 }
 
-/// `group_is_overloaded()`.
-fn group_is_overloaded(imbalance_pct: u64, sgs: &SgStats) -> bool {
+/// `group_is_overloaded()`; `runnable`: the v5.7+ `group_runnable` test
+/// ([`crate::kernel::KernelConfig::lb_group_runnable`]).
+fn group_is_overloaded(imbalance_pct: u64, sgs: &SgStats, runnable: bool) -> bool {
     if sgs.sum_nr_running <= sgs.group_weight {
         return false;
     }
     sgs.group_capacity * 100 < sgs.group_util * imbalance_pct
-        || sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100
+        || (runnable && sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100)
 }
 
-/// `group_has_capacity()`.
-fn group_has_capacity(imbalance_pct: u64, sgs: &SgStats) -> bool {
+/// `group_has_capacity()`; `runnable` as for [`group_is_overloaded`].
+fn group_has_capacity(imbalance_pct: u64, sgs: &SgStats, runnable: bool) -> bool {
     if sgs.sum_nr_running < sgs.group_weight {
         return true;
     }
-    if sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100 {
+    if runnable && sgs.group_capacity * imbalance_pct < sgs.group_runnable * 100 {
         return false;
     }
     sgs.group_capacity * 100 > sgs.group_util * imbalance_pct
 }
 
-/// `group_classify()`.
-pub fn group_classify(imbalance_pct: u64, sgs: &SgStats) -> GroupType {
-    if group_is_overloaded(imbalance_pct, sgs) {
+/// `group_classify()`; `runnable`: whether `group_runnable` counts (v5.7+).
+pub fn group_classify(imbalance_pct: u64, sgs: &SgStats, runnable: bool) -> GroupType {
+    if group_is_overloaded(imbalance_pct, sgs, runnable) {
         GroupType::Overloaded
     } else if sgs.group_imbalanced {
         GroupType::Imbalanced
@@ -113,7 +124,7 @@ pub fn group_classify(imbalance_pct: u64, sgs: &SgStats) -> GroupType {
         GroupType::SmtBalance
     } else if sgs.group_misfit_task_load != 0 {
         GroupType::MisfitTask
-    } else if !group_has_capacity(imbalance_pct, sgs) {
+    } else if !group_has_capacity(imbalance_pct, sgs, runnable) {
         GroupType::FullyBusy
     } else {
         GroupType::HasSpare
@@ -273,14 +284,16 @@ impl World {
         {
             sgs.group_smt_balance = true;
         }
-        sgs.group_type = group_classify(dom.imbalance_pct as u64, sgs);
+        sgs.group_type =
+            group_classify(dom.imbalance_pct as u64, sgs, self.config.lb_group_runnable);
         if sgs.group_type == GroupType::Overloaded {
             sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity.max(1);
         }
         overload
     }
 
-    /// `update_sd_pick_busiest()` (v6.8).
+    /// `update_sd_pick_busiest()` (v6.8; the v5.5-v6.5 SMT-blind ties with
+    /// `pick_busiest_smt` off).
     fn update_sd_pick_busiest(
         &self,
         env: &LbEnv,
@@ -324,11 +337,14 @@ impl World {
             GroupType::SmtBalance if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 => {
                 has_spare_rule(sgs)
             }
-            GroupType::SmtBalance | GroupType::FullyBusy => {
+            GroupType::SmtBalance | GroupType::FullyBusy if self.config.pick_busiest_smt => {
                 !(sgs.avg_load < busiest.avg_load
                     || (sgs.avg_load == busiest.avg_load
                         && busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0)))
             }
+            // v5.5-v6.5: the first of equal avg_load stays busiest.
+            GroupType::SmtBalance | GroupType::FullyBusy => sgs.avg_load > busiest.avg_load,
+            GroupType::HasSpare if !self.config.pick_busiest_smt => has_spare_rule(sgs),
             GroupType::HasSpare => {
                 let busiest_smt =
                     busiest_group.is_some_and(|b| b.flags & SD_SHARE_CPUCAPACITY != 0);
@@ -356,6 +372,7 @@ impl World {
     /// `update_sd_lb_stats()`.
     fn update_sd_lb_stats(&mut self, env: &LbEnv) -> SdLbStats {
         let d = env.sd;
+        self.lbf_nohz_stats(env);
         let mut sds = SdLbStats {
             busiest_stat: SgStats {
                 idle_cpus: usize::MAX,
@@ -473,7 +490,10 @@ impl World {
             _ => {}
         }
         if local.group_type == GroupType::HasSpare {
-            if busiest.group_type > GroupType::FullyBusy && !dom.has(SD_SHARE_PKG_RESOURCES) {
+            // v5.10+ spreads tasks inside the LLC; v5.5-v5.9 fill spare capacity at every level.
+            if busiest.group_type > GroupType::FullyBusy
+                && !(self.config.lb_spread_in_llc && dom.has(SD_SHARE_PKG_RESOURCES))
+            {
                 // "Use all little CPUs for CPU-bound workload" v1 (Gondois, Nov 2023; not merged):
                 // an asymmetric domain whose local group has an idle CPU and whose busiest group has
                 // more tasks than CPUs moves one task, whatever its utilization.
@@ -508,24 +528,32 @@ impl World {
             return;
         }
         if local.group_type < GroupType::Overloaded {
+            let guard = self.config.lb_avg_load_guard;
             sds.local_stat.avg_load =
                 local.group_load * SCHED_CAPACITY_SCALE / local.group_capacity.max(1);
-            if sds.local_stat.avg_load >= busiest.avg_load {
+            if guard != AvgLoadGuard::None && sds.local_stat.avg_load >= busiest.avg_load {
                 env.imbalance = 0;
                 return;
             }
             sds.avg_load = sds.total_load * SCHED_CAPACITY_SCALE / sds.total_capacity.max(1);
-            if sds.local_stat.avg_load >= sds.avg_load {
+            if guard == AvgLoadGuard::BusiestAndDomain && sds.local_stat.avg_load >= sds.avg_load {
                 env.imbalance = 0;
                 return;
             }
         }
+        // The kernel's unsigned long arithmetic: a negative difference wraps, and min() then
+        // takes the other term (v6.8's guards keep the local one from wrapping).
         let local_avg = sds.local_stat.avg_load;
         env.migration_type = MigrationType::Load;
-        env.imbalance = (busiest.avg_load.saturating_sub(sds.avg_load) * busiest.group_capacity)
-            .min(sds.avg_load.saturating_sub(local_avg) * local.group_capacity)
-            as i64
-            / SCHED_CAPACITY_SCALE as i64;
+        let from_busiest = busiest
+            .avg_load
+            .wrapping_sub(sds.avg_load)
+            .wrapping_mul(busiest.group_capacity);
+        let to_local = sds
+            .avg_load
+            .wrapping_sub(local_avg)
+            .wrapping_mul(local.group_capacity);
+        env.imbalance = (from_busiest.min(to_local) / SCHED_CAPACITY_SCALE) as i64;
     }
 
     /// The small NUMA imbalance a pair of communicating tasks may keep (see
@@ -607,7 +635,7 @@ impl World {
         (env.imbalance > 0).then_some(busiest_group)
     }
 
-    /// `find_busiest_queue()` (v6.8).
+    /// `find_busiest_queue()` (v6.8; the v5.5-v6.4 migrate_util forms by switch).
     fn find_busiest_queue(&self, env: &LbEnv, group: usize) -> Option<usize> {
         let dom = &self.sd.domains[env.sd];
         let mut busiest = None;
@@ -645,13 +673,19 @@ impl World {
                     }
                 }
                 MigrationType::Util => {
-                    // cpu_util_cfs_boost(): max(util_avg, runnable_avg), clamped to capacity.
-                    let util = self.rqs[i]
-                        .avg
-                        .util_avg
-                        .max(self.rqs[i].avg.runnable_avg)
-                        .min(capacity);
-                    if nr <= 1 {
+                    // v6.5+ cpu_util_cfs_boost(): max(util_avg, runnable_avg), clamped to
+                    // capacity; before, cpu_util() (util_avg with util_est, clamped).
+                    let util = if self.config.fbq_util_boost {
+                        self.rqs[i]
+                            .avg
+                            .util_avg
+                            .max(self.rqs[i].avg.runnable_avg)
+                            .min(capacity)
+                    } else {
+                        self.cpu_util(i)
+                    };
+                    // v5.7+: a lone task cannot be detached, so its CPU is no candidate.
+                    if self.config.fbq_util_skip_single && nr <= 1 {
                         continue;
                     }
                     if busiest_util < util {
@@ -746,7 +780,17 @@ impl World {
             match env.migration_type {
                 MigrationType::Load => {
                     let load = self.tasks[p].avg.load_avg.max(1);
-                    if shr_bound(load, failed) as i64 > env.imbalance {
+                    let too_big = if self.config.lb_load_shr {
+                        // v5.10+: relaxed by one halving per failed balance.
+                        shr_bound(load, failed) as i64 > env.imbalance
+                    } else {
+                        // v5.5-v5.9: half the load may exceed the imbalance until the domain
+                        // failed more than cache_nice_tries times. (v5.6 reads task_h_load()
+                        // without the max(.., 1) of v5.7+; the model's loads are never 0 here.)
+                        (load / 2) as i64 > env.imbalance
+                            && failed <= self.sd.domains[env.sd].cache_nice_tries
+                    };
+                    if too_big {
                         continue;
                     }
                     env.imbalance -= load as i64;
@@ -797,8 +841,26 @@ impl World {
         self.check_preempt_wakeup(dst, p);
     }
 
-    /// `need_active_balance()` (v6.8).
+    /// `voluntary_active_balance()` (v5.5-v5.12): the part of `need_active_balance()` that does
+    /// not depend on failures. (Its reduced-capacity case needs rt/irq pressure, which the model
+    /// does not have.)
+    fn voluntary_active_balance(&self, env: &LbEnv) -> bool {
+        let dom = &self.sd.domains[env.sd];
+        (env.idle != CpuIdleType::NotIdle
+            && dom.has(SD_ASYM_PACKING)
+            && self.sched_use_asym_prio(env.sd, env.dst_cpu)
+            && (self.sd.sched_asym_prefer(env.dst_cpu, env.src_cpu)
+                || !self.sched_use_asym_prio(env.sd, env.src_cpu)))
+            || env.migration_type == MigrationType::Misfit
+    }
+
+    /// `need_active_balance()`: v6.8, or with `lb_imbalanced_active_balance` off the v5.5-v5.12
+    /// form (any migration type after `cache_nice_tries + 2` failures).
     fn need_active_balance(&self, env: &LbEnv) -> bool {
+        if !self.config.lb_imbalanced_active_balance {
+            return self.voluntary_active_balance(env)
+                || self.nr_balance_failed(env) > self.sd.domains[env.sd].cache_nice_tries + 2;
+        }
         let dom = &self.sd.domains[env.sd];
         // asym_active_balance()
         if env.idle != CpuIdleType::NotIdle
@@ -818,8 +880,8 @@ impl World {
         env.migration_type == MigrationType::Misfit
     }
 
-    /// `should_we_balance()`: one CPU per group balances a level: the first idle one (on an idle
-    /// core first), else the group's first CPU.
+    /// `should_we_balance()`: one CPU per group balances a level: the first idle one (v6.6+: on an
+    /// idle core first), else the group's first CPU.
     fn should_we_balance(&self, env: &LbEnv) -> bool {
         if env.idle == CpuIdleType::NewlyIdle {
             return self.rqs[env.dst_cpu].nr_running == 0;
@@ -831,7 +893,10 @@ impl World {
             if !self.idle_cpu(cpu) {
                 continue;
             }
-            if !dom.has(SD_SHARE_CPUCAPACITY) && !self.is_core_idle(cpu) {
+            if self.config.should_we_balance_idle_core
+                && !dom.has(SD_SHARE_CPUCAPACITY)
+                && !self.is_core_idle(cpu)
+            {
                 idle_smt.get_or_insert(cpu);
                 continue;
             }
@@ -876,6 +941,7 @@ impl World {
                 moved: out.moved,
                 nr_balance_failed: failed_before,
                 result,
+                newidle_skip: None,
             });
             if let Some(log) = &mut self.log {
                 log.push(decision);
@@ -976,14 +1042,31 @@ impl World {
                         active_started = true;
                         out.active = true;
                     }
+                    if !self.config.lb_imbalanced_active_balance {
+                        // v5.5-v5.12: "We've kicked active balancing, force task migration."
+                        let tries = self.sd.domains[sd].cache_nice_tries;
+                        self.sd_state_mut(this_cpu, level).nr_balance_failed = tries + 1;
+                    }
                 }
             } else {
                 self.counters.load_balance_moved += out.moved as u64;
                 self.sd_state_mut(this_cpu, level).nr_balance_failed = 0;
             }
-            if !active_started || self.need_active_balance(&env) {
+            if self.config.lb_imbalanced_active_balance {
+                if !active_started || self.need_active_balance(&env) {
+                    let min = self.sd.domains[sd].min_interval;
+                    self.sd_state_mut(this_cpu, level).balance_interval = min;
+                }
+            } else if !active_started || self.voluntary_active_balance(&env) {
                 let min = self.sd.domains[sd].min_interval;
                 self.sd_state_mut(this_cpu, level).balance_interval = min;
+            } else {
+                // v5.5-v5.12: a non-voluntary kick starts to back off.
+                let max = self.sd.domains[sd].max_interval;
+                let st = self.sd_state_mut(this_cpu, level);
+                if st.balance_interval < max {
+                    st.balance_interval *= 2;
+                }
             }
             let result = out.result();
             return (out, result, env);
@@ -1038,8 +1121,20 @@ impl World {
         let jiffies = self.jiffies();
         let mut next_balance = jiffies + 60 * self.config.hz as u64;
         // update_blocked_averages(cpu): busy CPUs age their own signals at each tick.
-        self.update_load_avg(cpu, None);
+        self.update_blocked_averages(cpu);
+        let mut need_decay = false;
+        let mut max_cost = 0u64;
         for level in 0..self.sd.per_cpu[cpu].len() {
+            // "Decay the newidle max times here because this is a regular visit to all the
+            // domains": v5.16+ `update_newidle_cost(sd, 0)` (need_decay is the last level's
+            // answer); v3.x-v5.15 the same decay on `next_decay_max_lb_cost`, need_decay sticky.
+            let decayed = self.decay_max_newidle_lb_cost(cpu, level, jiffies);
+            need_decay = if self.config.update_newidle_cost {
+                decayed
+            } else {
+                need_decay || decayed
+            };
+            max_cost += self.sd_state(cpu, level).max_newidle_lb_cost;
             let mut busy = idle != CpuIdleType::Idle;
             let mut interval = self.get_sd_balance_interval(cpu, level, busy);
             if jiffies >= self.sd_state(cpu, level).last_balance + interval {
@@ -1057,26 +1152,217 @@ impl World {
             }
             next_balance = next_balance.min(self.sd_state(cpu, level).last_balance + interval);
         }
+        if need_decay {
+            // "keep it at a reasonable floor to avoid funnies with rq->avg_idle"
+            self.rqs[cpu].max_idle_balance_cost = max_cost.max(self.config.sched_migration_cost_ns);
+        }
         self.rqs[cpu].next_balance = next_balance;
     }
 
-    /// `newidle_balance()`: a CPU about to go idle tries to pull, bottom up, while the root domain
-    /// is overloaded. Returns whether it pulled.
+    /// The ~1%-per-second decay of `sd->max_newidle_lb_cost`: x253/256 when more than HZ
+    /// jiffies passed since the last one. Returns whether it decayed.
+    fn decay_max_newidle_lb_cost(&mut self, cpu: usize, level: usize, jiffies: u64) -> bool {
+        let hz = self.config.hz as u64;
+        let st = self.sd_state_mut(cpu, level);
+        if jiffies > st.last_decay_max_lb_cost + hz {
+            st.max_newidle_lb_cost = st.max_newidle_lb_cost * 253 / 256;
+            st.last_decay_max_lb_cost = jiffies;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A newly-idle pass at `level` cost `cost` ns: v5.16+ `update_newidle_cost(sd, cost)` (a
+    /// new maximum restarts the decay timer, else the decay may run); v3.x-v5.15 only raise the
+    /// maximum.
+    fn update_newidle_cost(&mut self, cpu: usize, level: usize, cost: u64) {
+        let jiffies = self.jiffies();
+        let v5_16 = self.config.update_newidle_cost;
+        let st = self.sd_state_mut(cpu, level);
+        if cost > st.max_newidle_lb_cost {
+            st.max_newidle_lb_cost = cost;
+            if v5_16 {
+                st.last_decay_max_lb_cost = jiffies;
+            }
+        } else if v5_16 {
+            self.decay_max_newidle_lb_cost(cpu, level, jiffies);
+        }
+    }
+
+    /// **[assumed]** What one newly-idle `load_balance()` at the domain costs, ns, as
+    /// `sched_clock_cpu()` would measure it: `newidle_lb_cost_base_ns +
+    /// newidle_lb_cost_per_cpu_ns * span_weight` (see the config fields for the reasons). The
+    /// v5.16+ cost of the first level also includes `update_blocked_averages()`, which without
+    /// task groups updates one cfs_rq and is left out.
+    pub fn newidle_lb_cost(&self, d: usize) -> u64 {
+        self.config.newidle_lb_cost_base_ns
+            + self.config.newidle_lb_cost_per_cpu_ns * self.sd.domains[d].span_weight as u64
+    }
+
+    /// Logs that `newidle_balance()` stopped before `level`, when the run is traced.
+    fn log_newidle_skip(&mut self, cpu: usize, level: usize, skip: NewidleSkip) {
+        if self.log.is_none() {
+            return;
+        }
+        let d = self.sd.per_cpu[cpu][level];
+        let decision = Decision::Balance(BalanceDecision {
+            t: self.now,
+            cpu,
+            level: self.sd.domains[d].level,
+            idle: CpuIdleType::NewlyIdle,
+            groups: Vec::new(),
+            busiest: None,
+            migration_type: None,
+            imbalance: 0,
+            src_cpu: None,
+            moved: 0,
+            nr_balance_failed: self.sd_state(cpu, level).nr_balance_failed,
+            result: BalanceResult::NewidleSkipped,
+            newidle_skip: Some(skip),
+        });
+        if let Some(log) = &mut self.log {
+            log.push(decision);
+        }
+    }
+
+    /// `newidle_balance()` (v4.9 `idle_balance()`, same rules): a CPU about to go idle stamps
+    /// `rq->idle_stamp` and tries to pull, bottom up, while the root domain is overloaded and
+    /// its expected idle time (`rq->avg_idle`) pays for the balancing: the era's gate
+    /// ([`NewidleGate`]), then at each level `avg_idle >= curr_cost + sd->max_newidle_lb_cost`.
+    /// Each level's cost ([`World::newidle_lb_cost`]) raises `sd->max_newidle_lb_cost`, the pass's
+    /// total `rq->max_idle_balance_cost`. Returns whether it pulled.
     pub fn newidle_balance(&mut self, cpu: usize) -> bool {
-        if !self.rd_overload {
+        self.rqs[cpu].idle_stamp = self.now;
+        if !self.rd_overload || self.sd.per_cpu[cpu].is_empty() {
+            self.nohz_newidle_balance(cpu);
             return false;
         }
-        self.update_load_avg(cpu, None);
-        for level in 0..self.sd.per_cpu[cpu].len() {
-            let d = self.sd.per_cpu[cpu][level];
-            if self.sd.domains[d].has(SD_BALANCE_NEWIDLE) {
-                self.load_balance(cpu, level, CpuIdleType::NewlyIdle);
+        let avg_idle = self.rqs[cpu].avg_idle;
+        let skip = match self.config.newidle_gate {
+            NewidleGate::MigrationCost => (avg_idle < self.config.sched_migration_cost_ns)
+                .then_some(NewidleSkip::MigrationCost {
+                    avg_idle,
+                    migration_cost: self.config.sched_migration_cost_ns,
+                }),
+            NewidleGate::MaxNewidleLbCost => {
+                let max = self.sd_state(cpu, 0).max_newidle_lb_cost;
+                (avg_idle < max).then_some(NewidleSkip::MaxNewidleLbCost {
+                    avg_idle,
+                    max_newidle_lb_cost: max,
+                })
             }
-            if self.rqs[cpu].nr_running > 0 {
-                return true;
+        };
+        if let Some(skip) = skip {
+            self.log_newidle_skip(cpu, 0, skip);
+            self.nohz_newidle_balance(cpu);
+            return false;
+        }
+        self.update_blocked_averages(cpu);
+        let mut curr_cost = 0u64;
+        for level in 0..self.sd.per_cpu[cpu].len() {
+            let max = self.sd_state(cpu, level).max_newidle_lb_cost;
+            if avg_idle < curr_cost + max {
+                self.log_newidle_skip(
+                    cpu,
+                    level,
+                    NewidleSkip::DomainCost {
+                        avg_idle,
+                        curr_cost,
+                        max_newidle_lb_cost: max,
+                    },
+                );
+                break;
+            }
+            let d = self.sd.per_cpu[cpu][level];
+            let mut pulled = false;
+            if self.sd.domains[d].has(SD_BALANCE_NEWIDLE) {
+                pulled = self.load_balance(cpu, level, CpuIdleType::NewlyIdle).moved > 0;
+                let cost = self.newidle_lb_cost(d);
+                self.update_newidle_cost(cpu, level, cost);
+                curr_cost += cost;
+            }
+            if pulled || self.rqs[cpu].nr_running > 0 {
+                break;
             }
         }
-        false
+        if curr_cost > self.rqs[cpu].max_idle_balance_cost {
+            self.rqs[cpu].max_idle_balance_cost = curr_cost;
+        }
+        let pulled = self.rqs[cpu].nr_running > 0;
+        if pulled {
+            self.rqs[cpu].idle_stamp = 0;
+        } else if self.config.nohz_stats == NohzStats::NewilbKick {
+            // v5.13+: any newly-idle balance that pulled nothing.
+            self.nohz_newidle_balance(cpu);
+        }
+        pulled
+    }
+
+    /// `update_blocked_averages()` of `cpu`: age its signals to now; `rq->has_blocked_load` stays
+    /// set while its load or utilization has not decayed to 0 (`cfs_rq_has_blocked()`).
+    pub fn update_blocked_averages(&mut self, cpu: usize) {
+        self.update_load_avg(cpu, None);
+        let jiffies = self.jiffies();
+        let rq = &mut self.rqs[cpu];
+        rq.last_blocked_load_update_tick = jiffies;
+        rq.has_blocked_load = rq.avg.load_avg != 0 || rq.avg.util_avg != 0;
+    }
+
+    /// `update_nohz_stats()`: age an idle CPU's blocked load if it has some and was not updated
+    /// this jiffy (v4.17-v5.12 with `force`: whatever the jiffy). Returns whether blocked load
+    /// remains.
+    fn update_nohz_stats(&mut self, cpu: usize, force: bool) -> bool {
+        if !self.rqs[cpu].has_blocked_load || !self.idle_cpu(cpu) {
+            return false;
+        }
+        if !force && self.jiffies() <= self.rqs[cpu].last_blocked_load_update_tick {
+            return true;
+        }
+        self.update_blocked_averages(cpu);
+        self.rqs[cpu].has_blocked_load
+    }
+
+    /// `nohz_balance_enter_idle()`: `cpu` went tickless idle with load still to decay.
+    pub fn nohz_balance_enter_idle(&mut self, cpu: usize) {
+        self.rqs[cpu].has_blocked_load = true;
+        self.nohz_has_blocked = true;
+    }
+
+    /// `nohz_newidle_balance()` (v4.17+): a CPU about to idle long enough (`avg_idle >=
+    /// sysctl_sched_migration_cost`) updates the blocked load of the other idle CPUs when it is
+    /// due, instead of waking one (v4.17-v5.12 in place; v5.13+ through `NOHZ_NEWILB_KICK` on
+    /// entering idle, the same instant in the model). Simplification: v5.13+ may also update the
+    /// CPU itself when it is still in `nohz.idle_cpus_mask`; the model never does.
+    fn nohz_newidle_balance(&mut self, cpu: usize) {
+        if self.config.nohz_stats == NohzStats::None
+            || self.rqs[cpu].avg_idle < self.config.sched_migration_cost_ns
+            || !self.nohz_has_blocked
+            || self.jiffies() < self.nohz_next_blocked
+        {
+            return;
+        }
+        self.nohz_idle_stats_and_balance(cpu, false, Some(cpu));
+    }
+
+    /// `LBF_NOHZ_STATS` (v4.17-v5.12): a newly-idle balance updates the blocked load of the idle
+    /// CPUs of the domain before reading them; when that covered every idle CPU, the periodic
+    /// update can wait another 32 ms.
+    fn lbf_nohz_stats(&mut self, env: &LbEnv) {
+        if self.config.nohz_stats != NohzStats::Kick
+            || env.idle != CpuIdleType::NewlyIdle
+            || !self.nohz_has_blocked
+        {
+            return;
+        }
+        let span = self.sd.domains[env.sd].span.and(&env.cpus);
+        let mut again = false;
+        for i in span.iter() {
+            again |= self.update_nohz_stats(i, false);
+        }
+        if again && self.idle_mask.is_subset_of(&self.sd.domains[env.sd].span) {
+            self.nohz_next_blocked = self.jiffies() + self.msecs_to_jiffies(LOAD_AVG_PERIOD_MS);
+        }
     }
 
     /// `update_misfit_status()` (v4.20+): the running task does not fit its CPU.
@@ -1097,49 +1383,92 @@ impl World {
     }
 
     /// `nohz_balancer_kick()` (v6.8): should a busy CPU's tick wake an idle CPU to balance for all
-    /// idle CPUs? Returns the CPU to kick (`find_new_ilb()`: the first idle CPU).
+    /// idle CPUs, or (v4.17+, [`NohzStats`]) only to update their blocked load once
+    /// `nohz.next_blocked` passed? Returns the CPU to send the IPI to (`find_new_ilb()`: the first
+    /// idle CPU), with the kick's flags left in [`World::nohz_kick_flags`].
     pub fn nohz_balancer_kick(&mut self, cpu: usize) -> Option<usize> {
         let idle_mask = self.idle_mask;
-        if idle_mask.is_empty() || self.jiffies() < self.nohz_next_balance {
+        if idle_mask.is_empty() {
             return None;
         }
-        let kick = self.rqs[cpu].nr_running >= 2
-            || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
-                let span = self.sd.domains[sd].span.and(&idle_mask);
-                span.iter()
-                    .any(|i| self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu))
-            })
-            || match self.sd.sd_asym_cpucapacity[cpu] {
-                // check_misfit_status(); the LLC test is skipped on asymmetric systems.
-                Some(_) => {
-                    self.rqs[cpu].misfit_task_load > 0
-                        && self.capacity_of(cpu) < self.sd.max_cpu_capacity
-                }
-                None => self.sd.sd_llc[cpu].is_some_and(|llc| {
-                    let span = self.sd.domains[llc].span;
-                    span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
-                }),
-            };
-        if !kick {
+        let jiffies = self.jiffies();
+        let stats_on = self.config.nohz_stats != NohzStats::None;
+        let stats = stats_on && self.nohz_has_blocked && jiffies > self.nohz_next_blocked;
+        let balance = jiffies >= self.nohz_next_balance
+            && (self.rqs[cpu].nr_running >= 2
+                || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
+                    let span = self.sd.domains[sd].span.and(&idle_mask);
+                    span.iter().any(|i| {
+                        self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu)
+                    })
+                })
+                || match self.sd.sd_asym_cpucapacity[cpu] {
+                    // check_misfit_status(); the LLC test is skipped on asymmetric systems.
+                    Some(_) => {
+                        self.rqs[cpu].misfit_task_load > 0
+                            && self.capacity_of(cpu) < self.sd.max_cpu_capacity
+                    }
+                    None => self.sd.sd_llc[cpu].is_some_and(|llc| {
+                        let span = self.sd.domains[llc].span;
+                        span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
+                    }),
+                });
+        let flags = if balance {
+            NOHZ_BALANCE_KICK | if stats_on { NOHZ_STATS_KICK } else { 0 }
+        } else if stats {
+            NOHZ_STATS_KICK
+        } else {
             return None;
+        };
+        // kick_ilb(): a full kick pushes nohz.next_balance out by a jiffy until the ILB sets it.
+        if balance {
+            self.nohz_next_balance = jiffies + 1;
+            self.counters.nohz_kicks += 1;
         }
-        // kick_ilb(): push nohz.next_balance out by a jiffy until the ILB sets it.
-        self.nohz_next_balance = self.jiffies() + 1;
-        self.counters.nohz_kicks += 1;
-        idle_mask.first()
+        let ilb = idle_mask.first()?;
+        let pending = self.nohz_kick_flags[ilb];
+        self.nohz_kick_flags[ilb] |= flags;
+        // An IPI already on its way carries the new flags too.
+        (pending == 0).then_some(ilb)
     }
 
-    /// `_nohz_idle_balance()`: on the ILB CPU, balance every idle CPU whose `next_balance` is due.
+    /// The nohz idle-balance IPI reached `ilb` (`nohz_idle_balance()`): handle the kick's flags.
     pub fn nohz_idle_balance(&mut self, ilb: usize) {
+        let flags = std::mem::take(&mut self.nohz_kick_flags[ilb]);
+        if flags == 0 || !self.idle_cpu(ilb) {
+            return;
+        }
+        if self.config.nohz_stats == NohzStats::None {
+            self.nohz_idle_stats_and_balance(ilb, true, None);
+        } else {
+            let balance = flags & NOHZ_BALANCE_KICK != 0;
+            self.nohz_idle_stats_and_balance(ilb, balance, None);
+        }
+    }
+
+    /// `_nohz_idle_balance()`: on `ilb`, visit every idle CPU (but `skip`) from `ilb + 1` on:
+    /// age its blocked load and, for a full kick, balance it if its `next_balance` is due.
+    /// Before v4.17 every kick is a full one and ages every idle CPU; since, the blocked-load
+    /// update is `update_nohz_stats()` and resets `nohz.next_blocked`.
+    fn nohz_idle_stats_and_balance(&mut self, ilb: usize, balance: bool, skip: Option<usize>) {
+        let stats_on = self.config.nohz_stats != NohzStats::None;
+        let force = self.config.nohz_stats == NohzStats::Kick;
+        if stats_on {
+            self.nohz_has_blocked = false;
+        }
+        let mut has_blocked = false;
         let mut next = u64::MAX;
         let mask = self.idle_mask;
         for cpu in mask.iter_wrap(ilb + 1) {
-            if !self.idle_cpu(cpu) {
+            if Some(cpu) == skip || !self.idle_cpu(cpu) {
                 continue;
             }
-            // update_nohz_stats(): age the idle CPU's blocked signals.
-            self.update_load_avg(cpu, None);
-            if self.jiffies() >= self.rqs[cpu].next_balance {
+            if stats_on {
+                has_blocked |= self.update_nohz_stats(cpu, force);
+            } else {
+                self.update_blocked_averages(cpu);
+            }
+            if balance && self.jiffies() >= self.rqs[cpu].next_balance {
                 self.rebalance_domains(cpu, CpuIdleType::Idle);
             }
             next = next.min(self.rqs[cpu].next_balance);
@@ -1147,8 +1476,20 @@ impl World {
         if next != u64::MAX {
             self.nohz_next_balance = next;
         }
+        if stats_on {
+            self.nohz_next_blocked = self.jiffies() + self.msecs_to_jiffies(LOAD_AVG_PERIOD_MS);
+        }
+        if has_blocked {
+            self.nohz_has_blocked = true;
+        }
     }
 }
+
+/// `NOHZ_BALANCE_KICK` and `NOHZ_STATS_KICK` bits of `nohz_flags()`.
+pub const NOHZ_BALANCE_KICK: u8 = 1;
+pub const NOHZ_STATS_KICK: u8 = 2;
+/// `LOAD_AVG_PERIOD` (32) as ms: how often the blocked load of idle CPUs is updated.
+const LOAD_AVG_PERIOD_MS: u64 = 32;
 
 /// `shr_bound()`: shift right, bounded to the type's width.
 pub fn shr_bound(val: u64, shift: u32) -> u64 {

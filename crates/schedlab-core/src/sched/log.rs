@@ -76,6 +76,29 @@ pub enum BalanceResult {
     ActiveBalance,
     /// Every candidate task was pinned elsewhere.
     AllPinned,
+    /// `newidle_balance()` did not balance this level or any above: the CPU's expected idle time
+    /// is too short for it (see [`BalanceDecision::newidle_skip`]).
+    NewidleSkipped,
+}
+
+/// Why `newidle_balance()` stopped before a level (all times ns).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(tag = "gate", rename_all = "snake_case")]
+pub enum NewidleSkip {
+    /// v3.x-v5.15: `avg_idle < sysctl_sched_migration_cost`, checked before any level.
+    MigrationCost { avg_idle: u64, migration_cost: u64 },
+    /// v5.16+: `avg_idle < sd->max_newidle_lb_cost` of the lowest level, checked before any level.
+    MaxNewidleLbCost {
+        avg_idle: u64,
+        max_newidle_lb_cost: u64,
+    },
+    /// Every era: `avg_idle < curr_cost + sd->max_newidle_lb_cost` at this level, where
+    /// `curr_cost` is what the levels below cost in this pass.
+    DomainCost {
+        avg_idle: u64,
+        curr_cost: u64,
+        max_newidle_lb_cost: u64,
+    },
 }
 
 /// One `load_balance()` pass.
@@ -95,6 +118,9 @@ pub struct BalanceDecision {
     pub moved: usize,
     pub nr_balance_failed: u32,
     pub result: BalanceResult,
+    /// With [`BalanceResult::NewidleSkipped`]: the gate that stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newidle_skip: Option<NewidleSkip>,
 }
 
 impl Decision {
@@ -105,9 +131,10 @@ impl Decision {
         }
     }
 
-    /// A balance pass that found nothing to do: the bulk of any log, hidden by default.
+    /// A balance pass that found nothing to do, or a newly-idle balance skipped for want of idle
+    /// time (one per idle entry in some workloads): the bulk of any log, hidden by default.
     pub fn is_quiet(&self) -> bool {
-        matches!(self, Decision::Balance(b) if matches!(b.result, BalanceResult::NotThisCpu | BalanceResult::Balanced))
+        matches!(self, Decision::Balance(b) if matches!(b.result, BalanceResult::NotThisCpu | BalanceResult::Balanced | BalanceResult::NewidleSkipped))
     }
 
     /// One readable paragraph; `name` gives a task's name.
@@ -163,6 +190,28 @@ impl Decision {
                     b.nr_balance_failed,
                     b.result
                 );
+                match b.newidle_skip {
+                    Some(NewidleSkip::MigrationCost {
+                        avg_idle,
+                        migration_cost,
+                    }) => s.push_str(&format!(
+                        ": avg_idle {avg_idle} ns < sysctl_sched_migration_cost {migration_cost} ns"
+                    )),
+                    Some(NewidleSkip::MaxNewidleLbCost {
+                        avg_idle,
+                        max_newidle_lb_cost,
+                    }) => s.push_str(&format!(
+                        ": avg_idle {avg_idle} ns < max_newidle_lb_cost {max_newidle_lb_cost} ns"
+                    )),
+                    Some(NewidleSkip::DomainCost {
+                        avg_idle,
+                        curr_cost,
+                        max_newidle_lb_cost,
+                    }) => s.push_str(&format!(
+                        ": avg_idle {avg_idle} ns < curr_cost {curr_cost} + max_newidle_lb_cost {max_newidle_lb_cost} ns"
+                    )),
+                    None => {}
+                }
                 if let (Some(m), Some(src)) = (b.migration_type, b.src_cpu) {
                     s.push_str(&format!(
                         ", {m:?} imbalance {} from CPU{src}, moved {}",

@@ -137,12 +137,27 @@ pub struct Rq {
     /// The cfs_rq's PELT signals.
     pub avg: SchedAvg,
     pub clock_pelt: ClockPelt,
+    /// `rq->idle_stamp`, as the kernel keeps it: set when `newidle_balance()` starts (the CPU is
+    /// about to go idle), cleared (0) when that balance pulls a task and when a wake-up lands here
+    /// (`ttwu_do_wakeup()`, which first feeds the idle time to [`Rq::avg_idle`]). So on an idle
+    /// CPU it is when the CPU went idle, which is what `find_idlest_group_cpu()` ranks idle CPUs
+    /// by (v4.9-v6.8: most recently idle first, without cpuidle states). A CPU that left idle by
+    /// a migration keeps it until the next wake-up. Before the run, the CPUs' history sets it (see
+    /// the engine's `draw_idle_history`).
     pub idle_stamp: Nanos,
-    /// `rq->avg_idle` (ns): an EWMA (1/8) of how long the CPU stays idle, sampled when a task is
-    /// woken onto it while idle (`ttwu_do_wakeup()`, v4.9-v5.x; `ttwu_do_activate()` in v6.x) and
-    /// capped at `2 * max_idle_balance_cost`; starts at `2 * sysctl_sched_migration_cost`
-    /// (`sched_init()`).
+    /// `rq->avg_idle` (ns): `update_avg()` EWMA (1/8 per sample) of how long the CPU stayed idle,
+    /// sampled at each wake-up onto it while `idle_stamp` is set and capped at
+    /// `2 * max_idle_balance_cost`; starts at `2 * sysctl_sched_migration_cost` (`sched_init()`).
+    /// `newidle_balance()` compares it with the cost of balancing.
     pub avg_idle: u64,
+    /// `rq->max_idle_balance_cost` (ns): the most a whole `newidle_balance()` cost, floored at
+    /// `sysctl_sched_migration_cost` when `rebalance_domains()` decays it.
+    pub max_idle_balance_cost: u64,
+    /// `rq->has_blocked_load`: set when the CPU enters tickless idle, cleared once
+    /// `update_blocked_averages()` finds its load and utilization decayed to 0.
+    pub has_blocked_load: bool,
+    /// `rq->last_blocked_load_update_tick`, jiffies.
+    pub last_blocked_load_update_tick: u64,
     /// `rq->next_balance` in jiffies.
     pub next_balance: u64,
     pub misfit_task_load: u64,
@@ -168,6 +183,12 @@ pub struct SdState {
     pub nr_balance_failed: u32,
     /// jiffies.
     pub last_balance: u64,
+    /// `sd->max_newidle_lb_cost` (ns): the most one newly-idle balance at this level cost,
+    /// decayed by 253/256 once a second.
+    pub max_newidle_lb_cost: u64,
+    /// jiffies of the last decay of `max_newidle_lb_cost` (`sd->last_decay_max_lb_cost`, v5.16+;
+    /// v3.x-v5.15 keep `next_decay_max_lb_cost`, which is this plus HZ).
+    pub last_decay_max_lb_cost: u64,
 }
 
 /// A frequency domain's state.
@@ -203,6 +224,12 @@ pub struct World {
     pub rd_overload: bool,
     /// `nohz.next_balance` in jiffies.
     pub nohz_next_balance: u64,
+    /// `nohz.has_blocked`: some tickless idle CPU may have blocked load to decay.
+    pub nohz_has_blocked: bool,
+    /// `nohz.next_blocked` in jiffies: when the blocked load of idle CPUs is due an update.
+    pub nohz_next_blocked: u64,
+    /// `nohz_flags(cpu)` of each CPU: the `NOHZ_*_KICK` bits of an ILB kick on its way to it.
+    pub nohz_kick_flags: Vec<u8>,
     /// CPUs whose curr must be re-picked (`resched_curr()`); the engine drains it.
     pub need_resched: CpuMask,
     /// Active balances to run: (busiest CPU, destination CPU).
@@ -258,6 +285,8 @@ impl World {
                     balance_interval: interval,
                     nr_balance_failed: 0,
                     last_balance: 0,
+                    max_newidle_lb_cost: 0,
+                    last_decay_max_lb_cost: 0,
                 });
             }
         }
@@ -296,10 +325,13 @@ impl World {
                 min_vruntime: rq::VRUNTIME_ORIGIN,
                 avg: SchedAvg::default(),
                 clock_pelt: ClockPelt::default(),
-                // Every CPU has gone idle once since boot: a stamp is 0 only between a wake-up
-                // onto the CPU and its next idle, and `find_idlest_group_cpu()` skips such CPUs.
+                // Every CPU has gone idle once since boot (`newidle_balance()` set its stamp):
+                // an idle CPU's stamp is never 0, and `find_idlest_group_cpu()` skips a 0.
                 idle_stamp: 1,
                 avg_idle: 2 * config.sched_migration_cost_ns,
+                max_idle_balance_cost: config.sched_migration_cost_ns,
+                has_blocked_load: false,
+                last_blocked_load_update_tick: 0,
                 next_balance: 0,
                 misfit_task_load: 0,
                 skip: None,
@@ -330,6 +362,9 @@ impl World {
             now: 0,
             rd_overload: false,
             nohz_next_balance: 0,
+            nohz_has_blocked: false,
+            nohz_next_blocked: 0,
+            nohz_kick_flags: vec![0; n],
             need_resched: CpuMask::EMPTY,
             pending_active: Vec::with_capacity(8),
             smt_active,
@@ -366,23 +401,6 @@ impl World {
     /// `idle_cpu()` / `available_idle_cpu()`: nothing running or queued.
     pub fn idle_cpu(&self, cpu: usize) -> bool {
         self.idle_mask.test(cpu)
-    }
-
-    /// The `rq->avg_idle` update of `ttwu_do_wakeup()` (v4.9-v5.x; `ttwu_do_activate()` in v6.x)
-    /// for a task woken onto `cpu` while it is idle: `update_avg(&rq->avg_idle, now - idle_stamp)`
-    /// (`avg += (sample - avg) >> 3`), capped at `2 * rq->max_idle_balance_cost`.
-    ///
-    /// Simplifications: the kernel samples at the first wake-up onto the CPU after its
-    /// `idle_stamp` was set (and then clears the stamp), which is the wake-up of an idle CPU but
-    /// for a CPU that got work from a fork or a pull in between; `max_idle_balance_cost` stays at
-    /// its initial `sysctl_sched_migration_cost` (newidle balancing takes no time in the model).
-    pub fn update_avg_idle(&mut self, cpu: usize) {
-        let max = 2 * self.config.sched_migration_cost_ns;
-        let rq = &mut self.rqs[cpu];
-        let delta = self.now.saturating_sub(rq.idle_stamp);
-        let diff = delta as i64 - rq.avg_idle as i64;
-        rq.avg_idle = (rq.avg_idle as i64 + (diff >> 3)).max(0) as u64;
-        rq.avg_idle = rq.avg_idle.min(max);
     }
 
     /// Keeps [`World::idle_mask`] in step with a runqueue that changed.
@@ -488,12 +506,41 @@ impl World {
         &mut self.sd_state[cpu * self.sd_state_stride + level]
     }
 
+    /// The `rq->avg_idle` update of `ttwu_do_wakeup()` (v4.9-v5.x; `ttwu_do_activate()` in v6.x):
+    /// a task woke onto `cpu`; if the CPU had gone idle (`idle_stamp` set), feed the time since
+    /// into the EWMA, cap it at `2 * max_idle_balance_cost`, and clear the stamp.
+    pub fn ttwu_update_avg_idle(&mut self, cpu: usize) {
+        let div = self.config.update_avg_div;
+        let rq = &mut self.rqs[cpu];
+        if rq.idle_stamp == 0 {
+            return;
+        }
+        let delta = self.now.saturating_sub(rq.idle_stamp);
+        let max = 2 * rq.max_idle_balance_cost;
+        rq.avg_idle = update_avg(rq.avg_idle, delta, div);
+        if rq.avg_idle > max {
+            rq.avg_idle = max;
+        }
+        rq.idle_stamp = 0;
+    }
+
     /// `resched_curr()`.
     pub fn resched(&mut self, cpu: usize) {
         self.need_resched.set(cpu);
     }
 }
 
+/// `update_avg()`: `avg + (sample - avg) / 8` on the kernel's u64/s64 arithmetic. `div` is the
+/// v5.7+ form (`diff / 8`, truncating towards zero); without it the v4.x-v5.6 `diff >> 3`
+/// (arithmetic shift, rounding towards minus infinity).
+pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
+    let diff = sample.wrapping_sub(avg) as i64;
+    let step = if div { diff / 8 } else { diff >> 3 };
+    avg.wrapping_add(step as u64)
+}
+
+#[cfg(test)]
+mod lb_era_tests;
 #[cfg(test)]
 mod sis_tests;
 #[cfg(test)]

@@ -155,7 +155,7 @@ fn fork_target(baseline: &str) -> usize {
 
 #[test]
 fn fork_goes_to_the_idle_cpu_with_least_utilization_scanning_from_the_parent() {
-    // v5.5+ update_pick_idlest(): equal idle CPUs, less utilization wins: CPU 5, not CPU 4.
+    // v5.10+ update_pick_idlest(): equal idle CPUs, less utilization wins: CPU 5, not CPU 4.
     assert_eq!(fork_target("v6.8"), 5);
     // v4.13-v5.4: fork skips the spare-capacity step; equal runnable loads keep the first group.
     assert_eq!(fork_target("v4.16"), 4);
@@ -200,19 +200,25 @@ fn group_classification_follows_capacity_and_runnable() {
         group_runnable: runnable,
         ..SgStats::default()
     };
-    assert_eq!(group_classify(117, &g(1, 1024, 1024)), GroupType::HasSpare);
-    assert_eq!(group_classify(117, &g(2, 1000, 2048)), GroupType::HasSpare);
     assert_eq!(
-        group_classify(117, &g(2, 1900, 2048)),
+        group_classify(117, &g(1, 1024, 1024), true),
+        GroupType::HasSpare
+    );
+    assert_eq!(
+        group_classify(117, &g(2, 1000, 2048), true),
+        GroupType::HasSpare
+    );
+    assert_eq!(
+        group_classify(117, &g(2, 1900, 2048), true),
         GroupType::FullyBusy,
         "util x 117% over capacity"
     );
     assert_eq!(
-        group_classify(117, &g(3, 1900, 3072)),
+        group_classify(117, &g(3, 1900, 3072), true),
         GroupType::Overloaded
     );
     assert_eq!(
-        group_classify(117, &g(3, 900, 1500)),
+        group_classify(117, &g(3, 900, 1500), true),
         GroupType::HasSpare,
         "more tasks than CPUs, but utilization and runnable both leave room"
     );

@@ -515,10 +515,15 @@ impl World {
     }
 
     /// `update_sg_wakeup_stats()`: group statistics as if `p` were not on any of its CPUs.
+    ///
+    /// Misfit: v6.8 marks the group unless some CPU of it fits the task; v5.6 tests the group's
+    /// `max_capacity`. Without rt/irq pressure (`capacity_of()` = `capacity_orig`) both say the
+    /// same. avg_load: see [`crate::kernel::KernelConfig::sg_wakeup_avg_load_busy`].
     fn sg_wakeup_stats(&self, d: usize, group: usize, p: TaskId) -> SgStats {
         let dom = &self.sd.domains[d];
         let g = &dom.groups[group];
         let mut s = SgStats::default();
+        let asym = dom.has(SD_ASYM_CPUCAPACITY);
         let mut fits_some = false;
         for i in g.span.iter() {
             s.group_load += self.cpu_load_without(i, p);
@@ -531,20 +536,20 @@ impl World {
             if nr == 0 && self.rqs[i].curr.is_none_or(|c| c == p) {
                 s.idle_cpus += 1;
             }
-            if fits_capacity(self.task_util_est(p), self.capacity_of(i)) {
+            if asym && !fits_some && fits_capacity(self.task_util_est(p), self.capacity_of(i)) {
                 fits_some = true;
             }
         }
-        // v5.7: misfit when the task does not fit the group's max_capacity; v6.8: misfit unless
-        // some CPU of the group fits. The same rule: misfit when no CPU fits.
-        if dom.has(SD_ASYM_CPUCAPACITY) && !fits_some {
+        if asym && !fits_some {
             s.group_misfit_task_load = 1;
         }
         s.group_capacity = g.capacity;
         s.group_weight = g.weight;
         s.group_imbalanced = self.group_imbalance[d][group];
-        s.group_type = group_classify(dom.imbalance_pct as u64, &s);
-        if matches!(s.group_type, GroupType::FullyBusy | GroupType::Overloaded) {
+        s.group_type = group_classify(dom.imbalance_pct as u64, &s, self.config.lb_group_runnable);
+        let busy = matches!(s.group_type, GroupType::FullyBusy | GroupType::Overloaded);
+        // v5.7+ computes avg_load of busy groups; v5.5-v5.6 tests `group_type < group_fully_busy`.
+        if busy == self.config.sg_wakeup_avg_load_busy {
             s.avg_load = s.group_load * 1024 / s.group_capacity.max(1);
         }
         s
@@ -567,16 +572,21 @@ impl World {
             GroupType::Overloaded | GroupType::FullyBusy => idlest_sgs.avg_load > sgs.avg_load,
             GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => false,
             GroupType::MisfitTask => groups[idlest].max_capacity < groups[group].max_capacity,
-            GroupType::HasSpare => {
+            GroupType::HasSpare if self.config.pick_idlest_util_tiebreak => {
                 !(idlest_sgs.idle_cpus > sgs.idle_cpus
                     || (idlest_sgs.idle_cpus == sgs.idle_cpus
                         && idlest_sgs.group_util <= sgs.group_util))
             }
+            GroupType::HasSpare => idlest_sgs.idle_cpus < sgs.idle_cpus,
         }
     }
 
     /// `find_idlest_group()` (v5.5+): classify groups as the load balancer does; keep the local
-    /// group unless another is clearly better.
+    /// group unless another is clearly better. Busy groups across NUMA nodes also stay local
+    /// unless the remote node is lighter by more than the load imbalance (v5.5-v6.8); the era
+    /// switches `sg_wakeup_avg_load_busy` (v5.7), `pick_idlest_util_tiebreak` (by v5.10) and
+    /// [`NumaImbalance`] decide the rest. (CONFIG_NUMA_BALANCING's `numa_preferred_nid` steps are
+    /// not modelled.)
     fn find_idlest_group(&self, d: usize, p: TaskId, this_cpu: usize) -> Option<usize> {
         let dom = &self.sd.domains[d];
         let allowed = self.tasks[p].allowed;
@@ -613,6 +623,11 @@ impl World {
         match local_sgs.group_type {
             GroupType::Overloaded | GroupType::FullyBusy => {
                 let imbalance = super::NICE_0_LOAD * (dom.imbalance_pct as u64 - 100) / 100;
+                // v5.5+ (v5.6 fair.c:8482, v6.8 :10397): across nodes, the remote node must be
+                // lighter by more than `imbalance`, else stay local.
+                if dom.has(SD_NUMA) && idlest_sgs.avg_load + imbalance >= local_sgs.avg_load {
+                    return None;
+                }
                 if idlest_sgs.avg_load >= local_sgs.avg_load + imbalance {
                     return None;
                 }
@@ -633,9 +648,20 @@ impl World {
                     let stay = match self.config.numa_imbalance {
                         NumaImbalance::None => false,
                         NumaImbalance::LocalIdle => local_sgs.idle_cpus > 0,
-                        // allow_numa_imbalance(sum_nr_running + 1, imb_numa_nr)
+                        // v6.8: !adjust_numa_imbalance(|idle diff|, local nr + 1, imb_numa_nr),
+                        // imb_numa_nr capped by the task's allowed CPUs of the local node
+                        // (`p->nr_cpus_allowed != NR_CPUS` holds for any real task).
                         NumaImbalance::ImbNumaNr => {
-                            local_sgs.sum_nr_running < dom.imb_numa_nr as usize
+                            let local_allowed = dom.groups[local_group].span.and(&allowed).weight();
+                            let imb_numa_nr = (dom.imb_numa_nr as usize).min(local_allowed);
+                            let idle_diff = local_sgs.idle_cpus.abs_diff(idlest_sgs.idle_cpus);
+                            let dst_running = local_sgs.sum_nr_running + 1;
+                            let adjusted = if dst_running > imb_numa_nr || idle_diff > 2 {
+                                idle_diff
+                            } else {
+                                0
+                            };
+                            adjusted == 0
                         }
                     };
                     if stay {
