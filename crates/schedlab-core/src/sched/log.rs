@@ -51,7 +51,8 @@ pub struct GroupLog {
     pub nr_running: usize,
     pub idle_cpus: usize,
     pub misfit_task_load: u64,
-    /// avg_load where the kernel computes it (overloaded groups), else 0.
+    /// avg_load where the kernel computes it (v5.5+: overloaded groups; before v5.5: every group),
+    /// else 0.
     pub avg_load: u64,
 }
 
