@@ -249,9 +249,10 @@ impl World {
         }
         let kick = self.rqs[cpu].nr_running >= 2
             || self.rqs[cpu].misfit_task_load > 0
+            // sd_llc_shared->nr_busy_cpus > 1 (the kernel keeps a counter; masks here).
             || self.sd.sd_llc[cpu].is_some_and(|llc| {
                 let span = self.sd.domains[llc].span;
-                span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
+                span.weight() - span.and(&idle_mask).weight() > 1
             })
             || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
                 self.sd.domains[sd]
