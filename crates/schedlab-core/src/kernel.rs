@@ -208,6 +208,150 @@ pub enum AvgLoadGuard {
     BusiestAndDomain,
 }
 
+/// Which `load_balance()` the kernel has: the era of `find_busiest_group()` and what it moves.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadBalancer {
+    /// Before v5.5 (v4.9-v5.4 modelled, see [`LegacyLb`]): `group_other` / `group_misfit_task`
+    /// (v4.20+) / `group_imbalanced` / `group_overloaded`, the avg_load imbalance with
+    /// `fix_small_imbalance()`, load-only `detach_tasks()` ([`crate::sched::lb_v4`]).
+    Legacy,
+    /// v5.5+ (Vincent Guittot, 0b0695f2b34a "sched/fair: Rework load_balance()"): group types with
+    /// spare capacity, migration types load/util/task/misfit ([`crate::sched::balance`]).
+    Rework,
+}
+
+/// Which test a busy CPU's tick applies before kicking the idle load balancer.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NohzKick {
+    /// v4.9-v5.0 `nohz_kick_needed()` / `nohz_balancer_kick()`: kick when this CPU runs two tasks
+    /// (or, v4.20+, a misfit task), when its LLC has more than one busy CPU, or when an idle CPU of
+    /// `sd_asym` is preferred over it. The LLC test holds on asymmetric-capacity systems too.
+    KickNeeded,
+    /// v5.1+ `nohz_balancer_kick()` (v6.8 form, with v6.5's `sched_use_asym_prio()`): under
+    /// `sd_asym_cpucapacity` only `check_misfit_status()` counts and the LLC test is skipped.
+    BalancerKick,
+}
+
+/// The switches of the pre-v5.5 balancer ([`LoadBalancer::Legacy`]) that changed between v4.9
+/// and v5.4. The rework does not read them. Each constructor names the trees read; a version no
+/// tree was read for is marked so.
+///
+/// | field | v4.9 | v4.10 | v4.16 (v4.18 assumed) | v4.20 | v5.0 | v5.2 | v5.4 |
+/// |---|---|---|---|---|---|---|---|
+/// | `force_balance_any_idle` | no | no | yes | yes | yes | yes | yes |
+/// | `prefer_sibling_vs_local` | no | no | yes | yes | yes | yes | yes |
+/// | `redo_outside_dst_group` | no | no | yes | yes | yes | yes | yes |
+/// | `pick_busiest_capacity_guard` | no (2016 patch: yes) | yes | yes | yes | yes | yes | yes |
+/// | `balanced_without_imbalance` | no | no | no | yes | yes | yes | yes |
+/// | `newidle_keeps_interval` | no | no | no | no | yes | yes | yes |
+/// | `voluntary_active_balance` | no | no | no | no | no | yes | yes |
+/// | `all_pinned_keeps_group_imbalance` | no | no | no | no | no | no | yes |
+/// | `asym_imbalance_group_load` | no | no | no | no | no | yes | yes |
+///
+/// With these the v4.20+ baselines also need `misfit: true` (group_misfit_task) where the
+/// topology sets SD_ASYM_CPUCAPACITY, and from v5.1 [`NohzKick::BalancerKick`].
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LegacyLb {
+    /// `find_busiest_group()` forces a balance when dst is idle, the local group has capacity and
+    /// the busiest has none, for any idle type (v4.16) rather than only CPU_NEWLY_IDLE (v4.9,
+    /// v4.10; changed between v4.10.17 and v4.16.13).
+    pub force_balance_any_idle: bool,
+    /// `update_sd_lb_stats()` with a SD_PREFER_SIBLING child marks a group with no capacity when
+    /// it runs more than one task beyond the local group (`sum_nr_running > local + 1`, v4.16)
+    /// rather than more than one task (v4.9, v4.10).
+    pub prefer_sibling_vs_local: bool,
+    /// `load_balance()` after LBF_ALL_PINNED redoes while busiest CPUs outside the destination
+    /// group remain (`!cpumask_subset(cpus, dst_grpmask)`, v4.16) rather than while any CPU
+    /// remains (`!cpumask_empty(cpus)`, v4.9, v4.10).
+    pub redo_outside_dst_group: bool,
+    /// `update_sd_pick_busiest()` under SD_ASYM_CPUCAPACITY skips a group with at most one task
+    /// per CPU whose CPUs are bigger than the local group's (`group_smaller_cpu_capacity()`,
+    /// Morten Rasmussen's 2016 series, v4.10+).
+    pub pick_busiest_capacity_guard: bool,
+    /// `find_busiest_group()` calls the domain balanced when the computed imbalance is 0
+    /// (`return env->imbalance ? sds.busiest : NULL`, v4.20; v4.16 returns the group and the pass
+    /// then fails, counting `nr_balance_failed`).
+    pub balanced_without_imbalance: bool,
+    /// `load_balance()` does not double `balance_interval` after a balanced CPU_NEWLY_IDLE pass
+    /// (`if (env.idle == CPU_NEWLY_IDLE) goto out`, v5.0+; v4.x doubles it for newidle too).
+    pub newidle_keeps_interval: bool,
+    /// `voluntary_active_balance()` / `asym_active_balance()` (Vincent Guittot's asym_packing
+    /// fixes, v5.1; in v5.2.1, not in v5.0.1): asym packing forces an active balance on any idle
+    /// type, not only CPU_NEWLY_IDLE, and a voluntary active balance keeps `balance_interval` at
+    /// its minimum instead of doubling it.
+    pub voluntary_active_balance: bool,
+    /// `out_balanced:` leaves the parent's `sgc->imbalance` set when LBF_ALL_PINNED is (v5.4; not
+    /// in v5.2.1).
+    pub all_pinned_keeps_group_imbalance: bool,
+    /// `check_asym_packing()`'s imbalance is the busiest group's load (v5.2) rather than
+    /// `DIV_ROUND_CLOSEST(avg_load * group_capacity, SCHED_CAPACITY_SCALE)` (v4.10-v5.0).
+    pub asym_imbalance_group_load: bool,
+}
+
+impl LegacyLb {
+    /// v4.9.115 (alcorrius/linux-4.9.115) and v4.10.17 but for the capacity guard.
+    pub fn v4_9() -> LegacyLb {
+        LegacyLb {
+            force_balance_any_idle: false,
+            prefer_sibling_vs_local: false,
+            redo_outside_dst_group: false,
+            pick_busiest_capacity_guard: false,
+            ..LegacyLb::v4_16()
+        }
+    }
+
+    /// v4.16.13 (lizuobin/linux-4.16.13_tiny4412); v4.17 and v4.18 assumed the same (no tree read).
+    pub fn v4_16() -> LegacyLb {
+        LegacyLb {
+            force_balance_any_idle: true,
+            prefer_sibling_vs_local: true,
+            redo_outside_dst_group: true,
+            pick_busiest_capacity_guard: true,
+            balanced_without_imbalance: false,
+            newidle_keeps_interval: false,
+            voluntary_active_balance: false,
+            all_pinned_keeps_group_imbalance: false,
+            asym_imbalance_group_load: false,
+        }
+    }
+
+    /// v4.20 (a4913994/linux-4.20).
+    pub fn v4_20() -> LegacyLb {
+        LegacyLb {
+            balanced_without_imbalance: true,
+            ..LegacyLb::v4_16()
+        }
+    }
+
+    /// v5.0.1 (VVvector/linux-5.0.1).
+    pub fn v5_0() -> LegacyLb {
+        LegacyLb {
+            newidle_keeps_interval: true,
+            ..LegacyLb::v4_20()
+        }
+    }
+
+    /// v5.2.1 (wangliang-cs/linux-5.2.1).
+    pub fn v5_2() -> LegacyLb {
+        LegacyLb {
+            voluntary_active_balance: true,
+            asym_imbalance_group_load: true,
+            ..LegacyLb::v5_0()
+        }
+    }
+
+    /// v5.4.214 (GunWooJung/git-linux-5.4.214).
+    pub fn v5_4() -> LegacyLb {
+        LegacyLb {
+            all_pinned_keeps_group_imbalance: true,
+            ..LegacyLb::v5_2()
+        }
+    }
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -247,7 +391,8 @@ pub struct KernelConfig {
     /// before that in mainline).
     pub asym_cpucapacity_detection: bool,
     /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
-    /// only acts under `SD_ASYM_CPUCAPACITY`.
+    /// only acts under `SD_ASYM_CPUCAPACITY`. In the legacy balancer it also brings the same
+    /// series' `find_busiest_queue()` rule: a lone task on a CPU bigger than dst stays.
     pub misfit: bool,
     /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6, removed in v5.7): a task that does not
     /// fit ~80% of min(capacity(prev), capacity(waker)) skips the affine fast path, on a root
@@ -381,6 +526,13 @@ pub struct KernelConfig {
     /// SD_ASYM_CPUCAPACITY, local has an idle CPU and busiest more tasks than CPUs -> migrate_task.
     pub lb_asym_cap_migrate_task: bool,
     pub numa_imbalance: NumaImbalance,
+    /// Which `load_balance()`: [`LoadBalancer::Legacy`] for v4.9-v5.4, [`LoadBalancer::Rework`]
+    /// from v5.5 (0b0695f2b34a).
+    pub load_balancer: LoadBalancer,
+    /// The per-version rules of the legacy balancer (read only with [`LoadBalancer::Legacy`]).
+    pub lb_legacy: LegacyLb,
+    /// The nohz idle-balance kick test of the busy tick.
+    pub nohz_kick: NohzKick,
     /// `sd->busy_factor`: 32 until v5.9, 16 since v5.10.
     pub busy_factor: u32,
     /// `imbalance_pct` of levels above the LLC (DIE/PKG): 125 until v5.9, 117 since v5.10.
@@ -411,10 +563,8 @@ impl KernelConfig {
     /// `recent_used_cpu` with the waker's update (new in v4.16), `wake_affine_idle()` without the
     /// idle-prev step, a spare-capacity `find_idlest_group()` without the SD_NUMA clause.
     ///
-    /// Simplification: the load balancer is modelled in its v5.5+ form (group types, migration types).
-    /// With one CPU-bound task per CPU and no capacity flags, v4.16's `find_busiest_group()` and the
-    /// rework both leave a lone task on a little CPU where it is (no group is overloaded and the
-    /// busiest has a single task), which is what E1's baseline depends on.
+    /// The pre-v5.5 load balancer ([`LoadBalancer::Legacy`] with [`LegacyLb::v4_16`]) and the
+    /// v4.x nohz kick ([`NohzKick::KickNeeded`]).
     pub fn v4_16() -> KernelConfig {
         KernelConfig {
             label: "v4.16 (arm64 mainline, March 2018)".into(),
@@ -468,6 +618,9 @@ impl KernelConfig {
             newidle_lb_cost_per_cpu_ns: 250,
             nohz_stats: NohzStats::None,
             numa_imbalance: NumaImbalance::None,
+            load_balancer: LoadBalancer::Legacy,
+            lb_legacy: LegacyLb::v4_16(),
+            nohz_kick: NohzKick::KickNeeded,
             busy_factor: 32,
             imbalance_pct_die: 125,
             sched_latency_ns: 6_000_000,
@@ -485,6 +638,8 @@ impl KernelConfig {
     /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117. Wake-up: SIS_UTIL
     /// (SIS_PROP is gone), the merged core/CPU scan with `select_idle_smt(prev)` first,
     /// `p->recent_used_cpu = prev` on every pass, the idle-prev step of `wake_affine_idle()`.
+    /// The reworked load balancer (`lb_legacy` is v5.4's, for a variant that turns the legacy
+    /// balancer back on).
     pub fn v6_8() -> KernelConfig {
         KernelConfig {
             label: "v6.8".into(),
@@ -509,6 +664,9 @@ impl KernelConfig {
             update_newidle_cost: true,
             update_avg_div: true,
             nohz_stats: NohzStats::NewilbKick,
+            load_balancer: LoadBalancer::Rework,
+            lb_legacy: LegacyLb::v5_4(),
+            nohz_kick: NohzKick::BalancerKick,
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
@@ -521,10 +679,7 @@ impl KernelConfig {
     /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`,
     /// and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is
     /// the `asym-cpu-capacity-2016` patch.
-    ///
-    /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
-    /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
-    /// wake-up placement measurements do not depend on.
+    /// The legacy load balancer with v4.9's rules ([`LegacyLb::v4_9`]).
     pub fn v4_9() -> KernelConfig {
         KernelConfig {
             label: "v4.9".into(),
@@ -534,6 +689,7 @@ impl KernelConfig {
             sis_recent_used_cpu: RecentUsedCpu::Off,
             sis_scan: SisScan::Full,
             schedutil_busy_hold: false,
+            lb_legacy: LegacyLb::v4_9(),
             ..KernelConfig::v4_16()
         }
     }
@@ -741,8 +897,10 @@ Patch {
                   spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below; \
                   wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker)) \
                   to the slow path, after decaying the sleeping task's utilization to its runqueue's last update \
-                  (\"Sync task util before slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity.",
-    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "wake_cap_sync": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true}"#,
+                  (\"Sync task util before slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity; \
+                  the legacy balancer's update_sd_pick_busiest() no longer picks a group of bigger CPUs running \
+                  at most one task each (group_smaller_cpu_capacity()).",
+    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "wake_cap_sync": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true, "lb_legacy": {"pick_busiest_capacity_guard": true}}"#,
 },
 Patch {
     name: "x86-freq-invariance",

@@ -326,11 +326,16 @@ fn a_barrier_waits_for_every_instance_of_its_users() {
         .all(|op| **op == Op::Barrier { id: 1, parties: 4 }));
     // 10 ms when the two c instances start on CPUs 6 and 7; where a thread is created depends on
     // the CPUs' history (the seed), and a c instance created behind another task reaches its
-    // affinity call late and is moved to CPU 6 (`cpumask_any_and()`), where it waits up to one MC
-    // balance interval (4 ms) for CPU 7 to pull it. Never sooner than the slowest thread allows.
+    // affinity call late and is moved to CPU 6 (`cpumask_any_and()`). v4.16's balancer then
+    // leaves both on CPU 6: idle CPU 7's MC balance (CPU_IDLE) finds CPU 6 not yet overloaded
+    // (its utilization is still low) and its own group with at most one idle CPU more
+    // (`local->idle_cpus <= busiest->idle_cpus + 1`), so it is balanced; the two share CPU 6 for
+    // their 9 ms each and the barrier releases at 19 ms (`explain` of this run shows CPU7's
+    // passes balanced). The v5.5+ balancer pulls at CPU 7's first idle balance (4 ms; 14 ms
+    // total). Never sooner than the slowest thread allows.
     let value = run(&corpus("barrier.json")).value;
     assert!(
-        (0.010 - 2e-4..=0.0142).contains(&value),
+        (0.010 - 2e-4..=0.0192).contains(&value),
         "{value}: the barrier released too early or a thread waited too long"
     );
 }

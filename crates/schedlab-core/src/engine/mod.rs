@@ -964,7 +964,8 @@ impl<'a> Engine<'a> {
     }
 
     /// `active_load_balance_cpu_stop()`: the stopper on `src` preempts its task and pushes one
-    /// migratable task (from the tail of `cfs_tasks`) to `dst`.
+    /// migratable task (from the tail of `cfs_tasks`) to `dst`, then resets the domain's
+    /// `nr_balance_failed`.
     fn active_load_balance(&mut self, src: usize, dst: usize) {
         self.w.rqs[src].active_balance = false;
         if self.w.rqs[src].nr_running == 0 {
@@ -985,6 +986,13 @@ impl<'a> Engine<'a> {
         let was_curr = self.w.rqs[src].curr == Some(p);
         self.w.dequeue_task(src, p, true);
         self.w.enqueue_task(dst, p, Enqueue::Migrated);
+        // "Active balancing done, reset the failure counter" (v4.9-v6.8): of dst's lowest domain
+        // spanning src.
+        if let Some(level) = (0..self.w.sd.per_cpu[dst].len())
+            .find(|&l| self.w.sd.domains[self.w.sd.per_cpu[dst][l]].span.test(src))
+        {
+            self.w.sd_state_mut(dst, level).nr_balance_failed = 0;
+        }
         // The stopper preempted p on src, then moves it from there.
         self.switch_out(src, p);
         self.trace_migrate(p, src, dst, MigrateReason::ActiveBalance, src);

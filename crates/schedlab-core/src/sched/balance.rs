@@ -1,5 +1,7 @@
 //! Load balancing as fair.c has it since the v5.5 rework (Vincent Guittot, 0b0695f2b34a), in its
-//! v6.8 state: `update_sg_lb_stats()` -> `group_classify()` -> `update_sd_pick_busiest()` ->
+//! v6.8 state ([`crate::kernel::LoadBalancer::Rework`]; the pre-v5.5 balancer is
+//! [`super::lb_v4`], which shares this module's `lb_env`, `can_migrate_task()`, task moves,
+//! interval back-off, and periodic, newly-idle and nohz balancing): `update_sg_lb_stats()` -> `group_classify()` -> `update_sd_pick_busiest()` ->
 //! `find_busiest_group()` -> `calculate_imbalance()` -> `find_busiest_queue()` -> `detach_tasks()`,
 //! with asym packing (`sched_asym()`, `asym_active_balance()`), misfit, active balance, periodic
 //! (`rebalance_domains()`), newly-idle (`newidle_balance()`) and nohz idle balancing.
@@ -24,10 +26,12 @@ use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
-use crate::kernel::{AvgLoadGuard, NewidleGate, NohzStats, NumaImbalance};
+use crate::kernel::{AvgLoadGuard, LoadBalancer, NewidleGate, NohzKick, NohzStats, NumaImbalance};
 use crate::units::SCHED_CAPACITY_SCALE;
 
-/// `enum group_type`, in the kernel's order: a higher value is busier.
+/// `enum group_type`, in the kernel's order: a higher value is busier. One enum serves both
+/// balancers: the rework (v5.5+) uses `HasSpare`..`Overloaded`; the legacy one (before v5.5) uses
+/// `Other` < `MisfitTask` (v4.20+) < `Imbalanced` < `Overloaded`, which is its kernel's order too.
 #[derive(
     Clone,
     Copy,
@@ -42,6 +46,8 @@ use crate::units::SCHED_CAPACITY_SCALE;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum GroupType {
+    /// `group_other` (before v5.5): neither imbalanced nor overloaded nor misfit.
+    Other,
     #[default]
     HasSpare,
     FullyBusy,
@@ -50,6 +56,22 @@ pub enum GroupType {
     AsymPacking,
     Imbalanced,
     Overloaded,
+}
+
+impl GroupType {
+    /// The kernel's name: `group_other`, `group_has_spare`, ...
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            GroupType::Other => "group_other",
+            GroupType::HasSpare => "group_has_spare",
+            GroupType::FullyBusy => "group_fully_busy",
+            GroupType::MisfitTask => "group_misfit_task",
+            GroupType::SmtBalance => "group_smt_balance",
+            GroupType::AsymPacking => "group_asym_packing",
+            GroupType::Imbalanced => "group_imbalanced",
+            GroupType::Overloaded => "group_overloaded",
+        }
+    }
 }
 
 /// `enum migration_type`.
@@ -185,7 +207,7 @@ pub struct BalanceOutcome {
 }
 
 impl BalanceOutcome {
-    fn result(&self) -> BalanceResult {
+    pub(super) fn result(&self) -> BalanceResult {
         if self.moved > 0 {
             BalanceResult::Moved
         } else if self.active {
@@ -328,7 +350,8 @@ impl World {
         };
         let keep = match sgs.group_type {
             GroupType::Overloaded => sgs.avg_load > busiest.avg_load,
-            GroupType::Imbalanced => false,
+            // group_other is the legacy balancer's; group_classify() here never gives it.
+            GroupType::Imbalanced | GroupType::Other => false,
             GroupType::AsymPacking => !busiest_group.is_some_and(|b| {
                 self.sd
                     .sched_asym_prefer(sg.asym_prefer_cpu, b.asym_prefer_cpu)
@@ -724,7 +747,7 @@ impl World {
     /// `can_migrate_task()` (v6.8). A task that may not run on `dst_cpu` sets LBF_SOME_PINNED and,
     /// outside newly-idle and active balancing, remembers the first CPU of the local group it may
     /// run on (LBF_DST_PINNED), for `load_balance()` to retry with it.
-    fn can_migrate_task(&self, env: &mut LbEnv, p: TaskId) -> bool {
+    pub(super) fn can_migrate_task(&self, env: &mut LbEnv, p: TaskId) -> bool {
         let allowed = self.tasks[p].allowed;
         if !allowed.test(env.dst_cpu) {
             env.some_pinned = true;
@@ -920,7 +943,10 @@ impl World {
             self.lb_groups.clear();
         }
         let failed_before = self.sd_state(this_cpu, level).nr_balance_failed;
-        let (out, result, env) = self.load_balance_pass(this_cpu, level, idle);
+        let (out, result, env) = match self.config.load_balancer {
+            LoadBalancer::Rework => self.load_balance_pass(this_cpu, level, idle),
+            LoadBalancer::Legacy => self.load_balance_pass_v4(this_cpu, level, idle),
+        };
         if logging {
             let groups = std::mem::take(&mut self.lb_groups);
             let busiest = env.busiest_group.and_then(|g| {
@@ -928,6 +954,7 @@ impl World {
                 groups.iter().position(|l| l.cpus == span)
             });
             let found = env.busiest_group.is_some();
+            let legacy = self.lb_legacy.take();
             let decision = Decision::Balance(BalanceDecision {
                 t: self.now,
                 cpu: this_cpu,
@@ -935,13 +962,14 @@ impl World {
                 idle,
                 groups,
                 busiest,
-                migration_type: found.then_some(env.migration_type),
+                migration_type: (found && legacy.is_none()).then_some(env.migration_type),
                 imbalance: env.imbalance_found,
                 src_cpu: (env.src_cpu != this_cpu).then_some(env.src_cpu),
                 moved: out.moved,
                 nr_balance_failed: failed_before,
                 result,
                 newidle_skip: None,
+                legacy,
             });
             if let Some(log) = &mut self.log {
                 log.push(decision);
@@ -1081,7 +1109,7 @@ impl World {
     }
 
     /// `sd_parent->groups->sgc->imbalance`: the flag of `cpu`'s group in the level above `level`.
-    fn set_parent_group_imbalance(&mut self, cpu: usize, level: usize, on: bool) {
+    pub(super) fn set_parent_group_imbalance(&mut self, cpu: usize, level: usize, on: bool) {
         if let Some(&parent) = self.sd.per_cpu[cpu].get(level + 1) {
             let g = self.sd.domains[parent].local_group(cpu);
             self.group_imbalance[parent][g] = on;
@@ -1089,7 +1117,13 @@ impl World {
     }
 
     /// `out_one_pinned`: back off the balance interval when balanced or pinned.
-    fn tune_up_interval(&mut self, cpu: usize, level: usize, idle: CpuIdleType, all_pinned: bool) {
+    pub(super) fn tune_up_interval(
+        &mut self,
+        cpu: usize,
+        level: usize,
+        idle: CpuIdleType,
+        all_pinned: bool,
+    ) {
         if idle == CpuIdleType::NewlyIdle {
             return;
         }
@@ -1220,6 +1254,7 @@ impl World {
             nr_balance_failed: self.sd_state(cpu, level).nr_balance_failed,
             result: BalanceResult::NewidleSkipped,
             newidle_skip: Some(skip),
+            legacy: None,
         });
         if let Some(log) = &mut self.log {
             log.push(decision);
@@ -1382,11 +1417,15 @@ impl World {
         self.rqs[cpu].misfit_task_load = load;
     }
 
-    /// `nohz_balancer_kick()` (v6.8): should a busy CPU's tick wake an idle CPU to balance for all
-    /// idle CPUs, or (v4.17+, [`NohzStats`]) only to update their blocked load once
-    /// `nohz.next_blocked` passed? Returns the CPU to send the IPI to (`find_new_ilb()`: the first
-    /// idle CPU), with the kick's flags left in [`World::nohz_kick_flags`].
+    /// `nohz_balancer_kick()` (v5.1+, v6.8 form; v4.x's is `nohz_kick_needed()`): should a busy
+    /// CPU's tick wake an idle CPU to balance for all idle CPUs, or (v4.17+, [`NohzStats`]) only to
+    /// update their blocked load once `nohz.next_blocked` passed? Returns the CPU to send the IPI
+    /// to (`find_new_ilb()`: the first idle CPU), with the kick's flags left in
+    /// [`World::nohz_kick_flags`].
     pub fn nohz_balancer_kick(&mut self, cpu: usize) -> Option<usize> {
+        if self.config.nohz_kick == NohzKick::KickNeeded {
+            return self.nohz_kick_needed(cpu);
+        }
         let idle_mask = self.idle_mask;
         if idle_mask.is_empty() {
             return None;

@@ -54,8 +54,37 @@ pub struct GroupLog {
     pub nr_running: usize,
     pub idle_cpus: usize,
     pub misfit_task_load: u64,
-    /// avg_load where the kernel computes it (overloaded groups), else 0.
+    /// avg_load where the kernel computes it (v5.5+: overloaded groups; before v5.5: every group),
+    /// else 0.
     pub avg_load: u64,
+}
+
+/// How the pre-v5.5 `find_busiest_group()` reached `env->imbalance`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LegacyImbalancePath {
+    /// `check_asym_packing()` bypassed the load checks: the busiest group's whole load.
+    CheckAsymPacking,
+    /// `goto force_balance` (group_imbalanced, group_misfit_task, or an idle dst with capacity
+    /// facing an overloaded group), then `calculate_imbalance()`.
+    ForceBalance,
+    /// The avg_load tests found an imbalance, then `calculate_imbalance()`.
+    CalculateImbalance,
+}
+
+/// The figures of a pre-v5.5 imbalance computation (`calculate_imbalance()` and
+/// `fix_small_imbalance()`), as that kernel's source names them.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegacyImbalance {
+    pub path: LegacyImbalancePath,
+    /// `sds->avg_load`: the domain's total load per capacity.
+    pub avg_load: u64,
+    pub local_avg_load: u64,
+    pub busiest_avg_load: u64,
+    /// `busiest->load_per_task`.
+    pub load_per_task: u64,
+    /// `fix_small_imbalance()` ran (Some), and whether it set the imbalance to one task's load.
+    pub fix_small_imbalance: Option<bool>,
 }
 
 /// How a `load_balance()` pass ended.
@@ -121,6 +150,9 @@ pub struct BalanceDecision {
     /// With [`BalanceResult::NewidleSkipped`]: the gate that stopped it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newidle_skip: Option<NewidleSkip>,
+    /// The legacy balancer's imbalance figures (before v5.5, which has no migration type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<LegacyImbalance>,
 }
 
 impl Decision {
@@ -219,6 +251,29 @@ impl Decision {
                     ));
                 } else if let Some(m) = b.migration_type {
                     s.push_str(&format!(", {m:?} imbalance {}", b.imbalance));
+                } else if let Some(src) = b.src_cpu.filter(|_| b.legacy.is_some()) {
+                    s.push_str(&format!(
+                        ", imbalance {} (load) from CPU{src}, moved {}",
+                        b.imbalance, b.moved
+                    ));
+                } else if b.legacy.is_some() {
+                    s.push_str(&format!(", imbalance {} (load)", b.imbalance));
+                }
+                if let Some(l) = &b.legacy {
+                    let path = match l.path {
+                        LegacyImbalancePath::CheckAsymPacking => "check_asym_packing",
+                        LegacyImbalancePath::ForceBalance => "force_balance",
+                        LegacyImbalancePath::CalculateImbalance => "calculate_imbalance",
+                    };
+                    s.push_str(&format!(
+                        "\n    {path}: avg_load sd {} local {} busiest {}, load_per_task {}",
+                        l.avg_load, l.local_avg_load, l.busiest_avg_load, l.load_per_task
+                    ));
+                    match l.fix_small_imbalance {
+                        Some(true) => s.push_str(", fix_small_imbalance: one task's load"),
+                        Some(false) => s.push_str(", fix_small_imbalance: nothing to gain"),
+                        None => {}
+                    }
                 }
                 for (i, g) in b.groups.iter().enumerate() {
                     let role = if i == 0 {
@@ -229,9 +284,9 @@ impl Decision {
                         "       "
                     };
                     s.push_str(&format!(
-                        "\n    {role} {{{}}} {:?}: nr {} idle {} load {} util {} runnable {} capacity {}{}{}",
+                        "\n    {role} {{{}}} {}: nr {} idle {} load {} util {} runnable {} capacity {}{}{}",
                         g.cpus,
-                        g.group_type,
+                        g.group_type.kernel_name(),
                         g.nr_running,
                         g.idle_cpus,
                         g.load,

@@ -6,6 +6,7 @@
 //! `capacity_of()` equals `capacity_orig`.
 
 pub mod balance;
+pub mod lb_v4;
 pub mod log;
 pub mod rq;
 pub mod sis;
@@ -263,6 +264,8 @@ pub struct World {
     pub balance_moves: Option<Vec<(TaskId, usize, usize)>>,
     /// Scratch space for the groups of the balance pass being logged.
     pub(crate) lb_groups: Vec<log::GroupLog>,
+    /// The legacy balancer's imbalance figures of the pass being logged.
+    pub(crate) lb_legacy: Option<log::LegacyImbalance>,
     /// sched_latency, min_granularity, wakeup_granularity after `update_sysctl()` scaling.
     pub sched_latency: u64,
     pub sched_min_granularity: u64,
@@ -381,6 +384,7 @@ impl World {
             log: None,
             balance_moves: None,
             lb_groups: Vec::new(),
+            lb_legacy: None,
         }
     }
 

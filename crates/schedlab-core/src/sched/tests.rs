@@ -56,13 +56,15 @@ pub(super) fn settle(w: &mut World) {
 fn asym_packing_makes_an_idle_big_cpu_pull_a_little_cpus_running_task() {
     let mut w = world("hikey960-dynamiq", "v4.16", &["dynamiq-asym-packing"]);
     add_task(&mut w, 1, 462);
-    let out = w.load_balance(4, 0, CpuIdleType::Idle);
-    assert!(out.active, "asym_active_balance() must trigger");
+    // v4.16 forces the pull at once when newly idle (an idle CPU waits for failures, see
+    // lb_v4::tests).
+    let out = w.load_balance(4, 0, CpuIdleType::NewlyIdle);
+    assert!(out.active, "need_active_balance() must trigger");
     assert_eq!(w.pending_active, vec![(1, 4)]);
     // Another little CPU has no priority over CPU1: nothing to do.
     let mut w = world("hikey960-dynamiq", "v4.16", &["dynamiq-asym-packing"]);
     add_task(&mut w, 1, 462);
-    let out = w.load_balance(2, 0, CpuIdleType::Idle);
+    let out = w.load_balance(2, 0, CpuIdleType::NewlyIdle);
     assert!(!out.active && w.pending_active.is_empty());
 }
 
@@ -339,8 +341,18 @@ fn asym_packing_at_smt_pulls_the_second_thread_onto_the_other_small_core() {
     let smt = &w.sd.domains[w.sd.per_cpu[1][0]];
     assert_eq!(smt.span.to_string(), "0-7");
     assert!(smt.has(crate::domains::flags::SD_ASYM_PACKING));
-    let out = w.load_balance(1, 0, CpuIdleType::Idle);
+    // v4.16: at once when newly idle; as an idle CPU's balance, after the 3rd failure
+    // (cache_nice_tries 0 at SMT, so nr_balance_failed > 2).
+    let out = w.load_balance(1, 0, CpuIdleType::NewlyIdle);
     assert!(out.active);
+    assert_eq!(w.pending_active, vec![(2, 1)]);
+    let mut w = world("power9-smt8", "v4.16", &["power-asym-smt"]);
+    add_task(&mut w, 0, 800);
+    add_task(&mut w, 2, 800);
+    for _ in 0..2 {
+        assert!(!w.load_balance(1, 0, CpuIdleType::Idle).active);
+    }
+    assert!(w.load_balance(1, 0, CpuIdleType::Idle).active);
     assert_eq!(w.pending_active, vec![(2, 1)]);
     // Without the patch the SMT domain is blind to small cores: nothing moves.
     let mut w = world("power9-smt8", "v4.16", &[]);

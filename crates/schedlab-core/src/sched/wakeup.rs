@@ -570,7 +570,11 @@ impl World {
         let groups = &self.sd.domains[d].groups;
         match sgs.group_type {
             GroupType::Overloaded | GroupType::FullyBusy => idlest_sgs.avg_load > sgs.avg_load,
-            GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => false,
+            // group_other is the legacy balancer's; v5.5+ classification never gives it.
+            GroupType::Other
+            | GroupType::Imbalanced
+            | GroupType::AsymPacking
+            | GroupType::SmtBalance => false,
             GroupType::MisfitTask => groups[idlest].max_capacity < groups[group].max_capacity,
             GroupType::HasSpare if self.config.pick_idlest_util_tiebreak => {
                 !(idlest_sgs.idle_cpus > sgs.idle_cpus
@@ -635,7 +639,10 @@ impl World {
                     return None;
                 }
             }
-            GroupType::Imbalanced | GroupType::AsymPacking | GroupType::SmtBalance => return None,
+            GroupType::Other
+            | GroupType::Imbalanced
+            | GroupType::AsymPacking
+            | GroupType::SmtBalance => return None,
             GroupType::MisfitTask => {
                 if dom.groups[local_group].max_capacity >= dom.groups[idlest].max_capacity {
                     return None;

@@ -12,7 +12,8 @@ use crate::runview::decisions::{
 };
 use crate::runview::DecisionCounts;
 
-const GROUP_TYPES: [GroupType; 7] = [
+/// v5.5+ group types, then the pre-v5.5 `group_other` (legacy balancer runs).
+const GROUP_TYPES: [GroupType; 8] = [
     GroupType::HasSpare,
     GroupType::FullyBusy,
     GroupType::MisfitTask,
@@ -20,6 +21,7 @@ const GROUP_TYPES: [GroupType; 7] = [
     GroupType::AsymPacking,
     GroupType::Imbalanced,
     GroupType::Overloaded,
+    GroupType::Other,
 ];
 
 /// How a filter control changes the query.
