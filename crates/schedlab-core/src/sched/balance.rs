@@ -1269,7 +1269,33 @@ impl World {
     /// total `rq->max_idle_balance_cost`. Returns whether it pulled.
     pub fn newidle_balance(&mut self, cpu: usize) -> bool {
         self.rqs[cpu].idle_stamp = self.now;
-        if !self.rd_overload || self.sd.per_cpu[cpu].is_empty() {
+        // Whatever happens, the CPU's next periodic balance comes forward to when its domains
+        // are due at their idle interval (`next_balance = jiffies + HZ`, `update_next_balance()`
+        // of each domain looked at, then `rq->next_balance` moved forward at `out:`; v4.9-v6.8).
+        let mut next_balance = self.jiffies() + self.config.hz as u64;
+        let pulled = self.newidle_balance_domains(cpu, &mut next_balance);
+        if next_balance < self.rqs[cpu].next_balance {
+            self.rqs[cpu].next_balance = next_balance;
+        }
+        pulled
+    }
+
+    /// `update_next_balance()`: the domain at `level` is due `get_sd_balance_interval(sd, 0)`
+    /// after its last balance; keep the earliest.
+    fn update_next_balance(&self, cpu: usize, level: usize, next_balance: &mut u64) {
+        let next = self.sd_state(cpu, level).last_balance
+            + self.get_sd_balance_interval(cpu, level, false);
+        *next_balance = (*next_balance).min(next);
+    }
+
+    /// The body of [`World::newidle_balance`]: the gates, then each domain bottom up.
+    fn newidle_balance_domains(&mut self, cpu: usize, next_balance: &mut u64) -> bool {
+        if self.sd.per_cpu[cpu].is_empty() {
+            self.nohz_newidle_balance(cpu);
+            return false;
+        }
+        if !self.rd_overload {
+            self.update_next_balance(cpu, 0, next_balance);
             self.nohz_newidle_balance(cpu);
             return false;
         }
@@ -1290,6 +1316,7 @@ impl World {
         };
         if let Some(skip) = skip {
             self.log_newidle_skip(cpu, 0, skip);
+            self.update_next_balance(cpu, 0, next_balance);
             self.nohz_newidle_balance(cpu);
             return false;
         }
@@ -1307,6 +1334,7 @@ impl World {
                         max_newidle_lb_cost: max,
                     },
                 );
+                self.update_next_balance(cpu, level, next_balance);
                 break;
             }
             let d = self.sd.per_cpu[cpu][level];
@@ -1317,6 +1345,7 @@ impl World {
                 self.update_newidle_cost(cpu, level, cost);
                 curr_cost += cost;
             }
+            self.update_next_balance(cpu, level, next_balance);
             if pulled || self.rqs[cpu].nr_running > 0 {
                 break;
             }

@@ -469,3 +469,27 @@ fn a_numa_node_may_keep_a_small_imbalance() {
     // Without the allowance, two tasks are already an imbalance of one task.
     assert_eq!(imbalance_seen(None, 2), 1);
 }
+
+#[test]
+fn a_newly_idle_cpu_brings_its_next_periodic_balance_forward() {
+    // A CPU that was busy had its next balance a busy interval away (busy_factor x interval).
+    // Going idle, `newidle_balance()` moves `rq->next_balance` to when its domains are due at
+    // the idle interval, whether or not it balanced (`update_next_balance()`, v4.9-v6.8). Without
+    // it an idle CPU would wait out the busy interval before its next idle balance.
+    for (baseline, overloaded) in [("v4.16", false), ("v6.8", false), ("v6.8", true)] {
+        let mut w = world("hikey960", baseline, &[]);
+        w.rd_overload = overloaded;
+        let cpu = 2;
+        let j = w.jiffies();
+        w.rqs[cpu].next_balance = j + 1000;
+        for level in 0..w.sd.per_cpu[cpu].len() {
+            w.sd_state_mut(cpu, level).last_balance = j;
+        }
+        w.newidle_balance(cpu);
+        let due = w.rqs[cpu].next_balance;
+        assert!(
+            due > j && due <= j + 8,
+            "{baseline} overloaded {overloaded}: next balance at {due} (now {j})"
+        );
+    }
+}
