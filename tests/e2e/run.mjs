@@ -554,6 +554,25 @@ test('a share link made outside the page (CLI scenario file, raw DEFLATE, base64
   await page.close();
 });
 
+test('a link that raises its own limits runs within the page\'s and says so', async (ctx, base) => {
+  const out = spawnSync(CLI, ['show', 'tc2-wakeup-sysbench'], { encoding: 'utf8' });
+  assert(out.status === 0, `schedlab show failed: ${out.stderr}`);
+  const scenario = JSON.parse(out.stdout);
+  scenario.name = 'greedy';
+  scenario.runs = 1;
+  scenario.limits = { max_sim_seconds: 1e9, max_events: 50000000, max_tasks: 20000 };
+  const payload = zlib.deflateRawSync(Buffer.from(JSON.stringify(scenario))).toString('base64url');
+  const { page, errors } = await openUrl(ctx, `${base}#s=1.${payload}`);
+  await page.waitForSelector('#limits-lowered', { timeout: 15000 });
+  const note = await page.textContent('#limits-lowered');
+  assert(note.includes('max_sim_seconds 1000000000 (at most 600)'), `note: ${note}`);
+  await page.screenshot({ path: path.join(SHOTS, 'limits-lowered-1280.png') });
+  await runAsIs(page);
+  assert((await page.textContent('#comparison caption')).length > 0, 'no table');
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 test('reference experiments load in one click; every field has a label', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
   for (const [button, id] of [
