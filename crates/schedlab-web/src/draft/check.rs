@@ -61,7 +61,7 @@ pub fn within_page_limits(mut scenario: Scenario) -> (Scenario, Option<String>) 
     let note = (!above.is_empty()).then(|| {
         format!(
             "This scenario raises its limits above the page's: {}. The page runs it within its own \
-             limits, so longer runs end with a limit error; `schedlab run` runs it as it is.",
+             limits, so longer runs end with a limit error; the command line (schedlab run FILE) runs it as it is.",
             above.join(", ")
         )
     });
