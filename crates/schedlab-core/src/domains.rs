@@ -26,12 +26,16 @@ pub fn arch_scale_cpu_capacity(topo: &Topology, config: &KernelConfig, cpu: usiz
 pub const SMT_GAIN: u64 = 1178;
 
 /// `capacity_orig_of()` as `update_cpu_capacity()` sets it, from `arch_scale_cpu_capacity(sd, cpu)`
-/// with the CPU's lowest domain. With [`KernelConfig::smt_gain`] and no arch override
-/// (`arch_cpu_capacity` off), a CPU whose lowest domain is an SMT domain of `w` threads gets
-/// `SMT_GAIN / w` (589 for two threads, 294 for four, 147 for eight); otherwise this is
-/// [`arch_scale_cpu_capacity`]. The SMT span is the one [`SchedDomains::build`] gives the level.
+/// with the CPU's lowest domain. With [`KernelConfig::smt_gain`], a CPU whose lowest domain is an
+/// SMT domain of `w` threads gets `SMT_GAIN / w` (589 for two threads, 294 for four, 147 for eight);
+/// otherwise this is [`arch_scale_cpu_capacity`]. The SMT span is the one [`SchedDomains::build`]
+/// gives the level.
+///
+/// Simplification: the default `arch_scale_cpu_capacity()` is what x86 and powerpc use; arm and
+/// arm64 override it (`topology_get_cpu_scale()`, which ignores `sd`), so an arm machine with SMT
+/// would keep its capacities. No arm preset has SMT threads, so the switch alone decides.
 pub fn capacity_orig(topo: &Topology, config: &KernelConfig, cpu: usize) -> u64 {
-    if config.smt_gain && !config.arch_cpu_capacity {
+    if config.smt_gain {
         let c = &topo.cpus[cpu];
         let w = match config.smt_domain {
             SmtDomainSpan::Core => topo.cores[c.core].weight(),

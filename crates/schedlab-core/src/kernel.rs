@@ -215,8 +215,8 @@ pub struct KernelConfig {
     /// powerpc) returns `sd->smt_gain / sd->span_weight` (smt_gain 1178, set by `sd_init()`) for an
     /// `SD_SHARE_CPUCAPACITY` domain, so `update_cpu_capacity()` gives each SMT thread 1178/threads as
     /// `capacity_orig` (589 per HT thread, 147 per SMT8 thread). v4.9-v4.20 (the v4.20 sched.h still
-    /// has it); removed in v5.0. Not read with `arch_cpu_capacity` (arm's override ignores `sd`).
-    /// PELT and schedutil call it with `sd = NULL` and keep 1024.
+    /// has it); removed in v5.0. PELT and schedutil call it with `sd = NULL` and keep 1024. (arm's
+    /// override ignores `sd`, but no arm preset has SMT; see [`crate::domains::capacity_orig`].)
     pub smt_gain: bool,
     /// `group_smt_balance` and `smt_balance()` (v6.6+, Tim Chen): an idle CPU pulls from an SMT
     /// group running more than one task.

@@ -471,6 +471,92 @@ mod tests {
     }
 
     #[test]
+    fn v4_9_runnable_contrib_comes_from_its_two_tables() {
+        // __compute_runnable_contrib(): n <= 32 straight from runnable_avg_yN_sum; above, the
+        // 32-period sums decayed by n % 32 plus the rest.
+        assert_eq!(compute_runnable_contrib(0), 0);
+        assert_eq!(compute_runnable_contrib(32), 23371);
+        // 36: decay_load(23371, 4) = 23371 * 0xeac0c6e6 >> 32 = 21431, + yN_sum[4] 3880.
+        assert_eq!(compute_runnable_contrib(36), 25311);
+        // 64: v4.9's decay_load(35056, 0) returns 35056 (v4.11+ would give 35055).
+        assert_eq!(compute_runnable_contrib(64), 35056);
+        assert_eq!(decay_load(35056, 0), 35055);
+        assert_eq!(compute_runnable_contrib(345), LOAD_AVG_MAX);
+    }
+
+    /// A nice-0 task (weight 1024) updated four times through v4.9 `__update_load_avg()`, every
+    /// intermediate value worked out by hand from the kernel's formulas and tables (v4.9 fair.c:2790).
+    #[test]
+    fn v4_9_update_is_the_three_segment_path_bit_for_bit() {
+        let seg = PeltUpdate::Segments;
+        let full = Scale::Contribution {
+            freq: 1024,
+            cpu: 1024,
+        };
+        let slow = Scale::Contribution {
+            freq: 700,
+            cpu: 430,
+        };
+        let mut sa = SchedAvg::default();
+        let state = |sa: &SchedAvg| {
+            (
+                sa.load_sum,
+                sa.util_sum,
+                sa.period_contrib,
+                sa.load_avg,
+                sa.util_avg,
+                sa.last_update_time,
+            )
+        };
+        // 1) runnable and running 0 -> 2 ms: delta = 2000000 >> 10 = 1953, period_contrib 0.
+        //    delta_w = 1024, scaled 1024: sums 1024 * 1024 = 1048576; delta = 929, periods 0;
+        //    decay by 1: 1048576 * 0xfa83b2da >> 32 = 1026107; contrib yN_sum[0] = 0; remainder
+        //    929: + 1024 * 929 = 1977403. period_contrib 929; avg 1977403 / 47742 = 41.
+        //    last_update_time = now, not 1953 << 10 = 1999872.
+        assert!(sa.update(2_000_000, 1024, 1, 1, true, full, seg));
+        assert_eq!(state(&sa), (1977403, 1977403, 929, 41, 41, 2_000_000));
+        // 2) 2 -> 40 ms at freq 700, cpu 430: delta = 38000000 >> 10 = 37109.
+        //    delta_w = 1024 - 929 = 95, cap_scale(95, 700) = 64: load + 1024 * 64 = 2042939,
+        //    util + 64 * 430 = 2004923; delta = 37014, periods 36, delta 150;
+        //    decay by 37 (>> 1, then y^5): load 916619, util 899562;
+        //    contrib(36) = 25311, cap_scale -> 17302: load + 1024 * 17302 = 18633867,
+        //    util + 17302 * 430 = 8339422; remainder cap_scale(150, 700) = 102: load 18738315,
+        //    util 8383282; period_contrib 150; avgs 392 and 175.
+        assert!(sa.update(40_000_000, 1024, 1, 1, true, slow, seg));
+        assert_eq!(state(&sa), (18738315, 8383282, 150, 392, 175, 40_000_000));
+        // 3) 0.5 ms more: delta 488, 150 + 488 < 1024: only the remainder, cap_scale(488, 700) =
+        //    333: load 19079307, util 8526472; no period crossed, so the averages stay.
+        assert!(!sa.update(40_500_000, 1024, 1, 1, true, slow, seg));
+        assert_eq!(state(&sa), (19079307, 8526472, 638, 392, 175, 40_500_000));
+        // 4) asleep (weight 0, not running) to 60 ms: delta 19042; nothing accrues, decay by
+        //    18 + 1 = 19: load 12642298, util 5649796; period_contrib = 19042 - 386 - 18 * 1024 =
+        //    224; avgs 264 and 118.
+        assert!(sa.update(60_000_000, 1024, 0, 0, false, slow, seg));
+        assert_eq!(state(&sa), (12642298, 5649796, 224, 264, 118, 60_000_000));
+    }
+
+    #[test]
+    fn v4_15_path_differs_from_v4_9_on_the_same_inputs() {
+        // The same first step through accumulate_sum() and the period_contrib divider: contrib =
+        // decay(1024, 1) + 0 + 929 = 1931, util_sum 1931 << 10, load_sum 1931 (weight applied
+        // at averaging), last_update_time aligned to 1953 << 10.
+        let full = Scale::Contribution {
+            freq: 1024,
+            cpu: 1024,
+        };
+        let mut sa = SchedAvg::default();
+        assert!(sa.update(2_000_000, 1024, 1, 1, true, full, PeltUpdate::Accumulate));
+        assert_eq!(
+            (sa.load_sum, sa.util_sum, sa.last_update_time),
+            (1931, 1931 << 10, 1999872)
+        );
+        assert_eq!(
+            (sa.load_avg, sa.util_avg),
+            (1024 * 1931 / 47647, (1931 << 10) / 47647)
+        );
+    }
+
+    #[test]
     fn saturated_clock_records_lost_idle_time() {
         let mut clk = ClockPelt::default();
         clk.update(10_000_000, true, 512, 1024);

@@ -688,7 +688,7 @@ impl World {
     /// v6.8 fair.c:8820, which reads only the next buddy as v6.6+ has no last one).
     ///
     /// [`KernelConfig::task_hot_smt_cold`]: crate::kernel::KernelConfig::task_hot_smt_cold
-    fn task_hot(&self, env: &LbEnv, p: TaskId) -> bool {
+    pub(crate) fn task_hot(&self, env: &LbEnv, p: TaskId) -> bool {
         if self.config.task_hot_smt_cold && self.sd.domains[env.sd].has(SD_SHARE_CPUCAPACITY) {
             return false;
         }

@@ -486,3 +486,5 @@ impl World {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_signals;
