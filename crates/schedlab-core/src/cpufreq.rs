@@ -2,7 +2,8 @@
 //!
 //! - performance / powersave: the highest allowed / the lowest OPP.
 //! - schedutil (kernel/sched/cpufreq_schedutil.c): on each utilization update (enqueue, dequeue,
-//!   tick) of a CPU, if `rate_limit_us` has passed since the policy's last change, take the CPU of
+//!   tick) of a CPU, if `rate_limit_us` has passed since the policy's last change (v4.16+; since
+//!   its last evaluation in v4.9, `schedutil_rate_limit_on_change`), take the CPU of
 //!   the policy with the highest util/capacity (`sugov_next_freq_shared()`), and ask for
 //!   `get_next_freq()` = 1.25 x reference x util/max, where reference is the policy's max frequency
 //!   with frequency invariance and its current frequency without; `cpufreq_driver_resolve_freq()`
@@ -110,7 +111,7 @@ impl World {
             Governor::Schedutil => {
                 let policy = &self.policies[fd];
                 let rate_limit = self.config.schedutil_rate_limit_us * 1000;
-                if policy.updated_once && self.now < policy.last_update + rate_limit {
+                if policy.rate_limited && self.now < policy.last_update + rate_limit {
                     return None;
                 }
                 // sugov_next_freq_shared(): the CPU with the highest util/max decides.
@@ -132,13 +133,21 @@ impl World {
                 let next = (reference + (reference >> 2)) * util / max;
                 let single = dom.cpus.weight() == 1;
                 let idle_calls = self.idle_calls[cpu];
+                let f = self.resolve_freq(fd, next);
+                let on_change = self.config.schedutil_rate_limit_on_change;
+                let busy_hold = self.config.schedutil_busy_hold;
+                let now = self.now;
                 let policy = &mut self.policies[fd];
                 let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
                 policy.idle_calls = idle_calls;
-                policy.last_update = self.now;
                 policy.updated_once = true;
-                let f = self.resolve_freq(fd, next);
-                if self.config.schedutil_busy_hold && busy && f < self.policies[fd].req_khz {
+                // The busy hold keeps next_freq, which is then no change either.
+                let hold = busy_hold && busy && f < policy.req_khz;
+                if !on_change || (!hold && f != policy.req_khz) {
+                    policy.last_update = now;
+                    policy.rate_limited = true;
+                }
+                if hold {
                     return None;
                 }
                 f
@@ -179,8 +188,12 @@ mod tests {
     use crate::topology::{presets::preset, Topology};
 
     fn world(machine: &str, governor: Governor, invariant: bool) -> World {
+        world_of("v6.8", machine, governor, invariant)
+    }
+
+    fn world_of(baseline: &str, machine: &str, governor: Governor, invariant: bool) -> World {
         let t = Topology::build(&preset(machine).unwrap()).unwrap();
-        let mut c = build_config("v6.8", &[], None, governor).unwrap();
+        let mut c = build_config(baseline, &[], None, governor).unwrap();
         c.frequency_invariance = invariant;
         let d = SchedDomains::build(&t, &c).unwrap();
         World::new(t, d, c)
@@ -277,6 +290,24 @@ mod tests {
         w.idle_calls[1] += 1;
         w.now += 10_000_000;
         assert_eq!(w.cpufreq_target(1), Some(600_000));
+    }
+
+    #[test]
+    fn the_rate_limit_clock_restarts_on_a_change_from_v4_16_and_on_every_evaluation_in_v4_9() {
+        // hikey960 A73 policy: util 400 -> OPP 1421 MHz at t = 0.
+        for (baseline, acted) in [("v4.16", true), ("v6.8", true), ("v4.9", false)] {
+            let mut w = world_of(baseline, "hikey960", Governor::Schedutil, true);
+            let limit = w.config.schedutil_rate_limit_us * 1000;
+            w.rqs[4].avg.util_avg = 400;
+            assert!(w.cpufreq_update(4).is_some());
+            // 1.2 limits later, an evaluation that asks for the same frequency.
+            w.now += limit * 6 / 5;
+            assert!(w.cpufreq_update(4).is_none());
+            // Util jumps 0.2 limits later: 1.4 limits after the change, 0.2 after the evaluation.
+            w.now += limit / 5;
+            w.rqs[4].avg.util_avg = 1000;
+            assert_eq!(w.cpufreq_update(4).is_some(), acted, "{baseline}");
+        }
     }
 
     #[test]

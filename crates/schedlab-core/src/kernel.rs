@@ -257,6 +257,12 @@ pub struct KernelConfig {
     pub sched_migration_cost_ns: u64,
     /// schedutil's `rate_limit_us` between frequency updates of a policy.
     pub schedutil_rate_limit_us: u64,
+    /// schedutil restarts the rate-limit clock (`last_freq_update_time`) only when the requested
+    /// frequency changes (`sugov_update_commit()` v4.16, `sugov_update_next_freq()` v5.6/v6.8),
+    /// so a utilization change right after an unchanged evaluation is acted on at once. Off: every
+    /// evaluation restarts it (v4.9 `sugov_update_commit()`, cpufreq_schedutil.c:90). Fidelity
+    /// review F3.
+    pub schedutil_rate_limit_on_change: bool,
     /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
     /// last update (`sugov_cpu_is_busy()`, v4.12+).
     pub schedutil_busy_hold: bool,
@@ -313,6 +319,7 @@ impl KernelConfig {
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: 10_000,
+            schedutil_rate_limit_on_change: true,
             schedutil_busy_hold: true,
             hwp_window_us: 4_000,
             governor: Governor::Schedutil,
@@ -364,6 +371,7 @@ impl KernelConfig {
             wake_affine: WakeAffine::Load,
             sis_recent_used_cpu: false,
             schedutil_busy_hold: false,
+            schedutil_rate_limit_on_change: false,
             pelt_update: PeltUpdate::Segments,
             prefer_sibling_all_levels: false,
             ..KernelConfig::v4_16()

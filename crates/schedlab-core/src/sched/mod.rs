@@ -184,6 +184,9 @@ pub struct Policy {
     pub req_khz: u32,
     pub last_update: Nanos,
     pub updated_once: bool,
+    /// `last_update` has been set (schedutil: by a frequency change, or by any evaluation without
+    /// `schedutil_rate_limit_on_change`); before that the rate limit does not apply.
+    pub rate_limited: bool,
     /// `sg_cpu->saved_idle_calls` for the busy hold of single-CPU policies.
     pub idle_calls: u64,
     /// HWP: each CPU's busy time at the start of the current window.
@@ -271,6 +274,7 @@ impl World {
                 req_khz: fd.reference_khz(),
                 last_update: 0,
                 updated_once: false,
+                rate_limited: false,
                 idle_calls: 0,
                 busy_mark: vec![0; fd.cpus.weight()],
             })
