@@ -101,6 +101,20 @@ impl World {
         self.counters.freq_changes += 1;
     }
 
+    /// `sugov_get_util()`: the cfs_rq's utilization (with util_est where the era has it) clamped to
+    /// `arch_scale_cpu_capacity(NULL, cpu)`, the `max` it is compared with. Not `cpu_util()`'s
+    /// `capacity_orig_of()` clamp: the two differ on SMT threads before v5.0 (smt_gain), where v4.9
+    /// takes `min(rq->cfs.avg.util_avg, cfs_max)` with `cfs_max` 1024.
+    fn sugov_get_util(&self, cpu: usize) -> u64 {
+        let rq = &self.rqs[cpu];
+        let util = if self.config.util_est {
+            rq.avg.util_avg.max(rq.util_est_enqueued)
+        } else {
+            rq.avg.util_avg
+        };
+        util.min(self.arch_scale_cpu_capacity(cpu))
+    }
+
     /// What the governor requests for `cpu`'s policy, if that differs from its last request.
     pub fn cpufreq_target(&mut self, cpu: usize) -> Option<u32> {
         let fd = self.topo.cpus[cpu].freq_domain;
@@ -117,7 +131,7 @@ impl World {
                 // sugov_next_freq_shared(): the CPU with the highest util/max decides.
                 let (mut util, mut max) = (0u64, 1u64);
                 for j in dom.cpus.iter() {
-                    let j_util = self.cpu_util(j);
+                    let j_util = self.sugov_get_util(j);
                     let j_max = self.arch_scale_cpu_capacity(j);
                     if j_util * max > j_max * util {
                         util = j_util;
@@ -308,6 +322,19 @@ mod tests {
             w.rqs[4].avg.util_avg = 1000;
             assert_eq!(w.cpufreq_update(4).is_some(), acted, "{baseline}");
         }
+    }
+
+    #[test]
+    fn schedutil_reads_util_against_1024_on_smt_threads_of_the_smt_gain_era() {
+        // IVB-EP v4.9: capacity_orig is 589 per thread (smt_gain), but sugov_get_util() clamps to
+        // arch_scale_cpu_capacity(NULL) = 1024: a saturated thread asks for the top OPP.
+        let mut w = world_of("v4.9", "ivb-ep", Governor::Schedutil, true);
+        assert_eq!(w.capacity_of(0), 589);
+        w.rqs[0].avg.util_avg = 1024;
+        let fd = w.topo.cpus[0].freq_domain;
+        let top = w.topo.freq_domains[fd].peak_khz();
+        let got = w.cpufreq_target(0).unwrap_or(w.policies[fd].req_khz);
+        assert_eq!(got, top);
     }
 
     #[test]
