@@ -7,7 +7,9 @@
 //!   the policy with the highest util/capacity (`sugov_next_freq_shared()`), and ask for
 //!   `get_next_freq()` = 1.25 x reference x util/max, where reference is the policy's max frequency
 //!   with frequency invariance and its current frequency without; `cpufreq_driver_resolve_freq()`
-//!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L).
+//!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L). v6.8 moves the 1.25 onto the
+//!   utilization (capped at the capacity) and, without invariance, onto `policy->cur` as well
+//!   (`schedutil_util_headroom`).
 //!
 //!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
 //!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
@@ -130,9 +132,14 @@ impl World {
                 }
                 // sugov_next_freq_shared(): the CPU with the highest util/max decides.
                 let (mut util, mut max) = (0u64, 1u64);
+                let headroom = self.config.schedutil_util_headroom;
                 for j in dom.cpus.iter() {
-                    let j_util = self.sugov_get_util(j);
                     let j_max = self.arch_scale_cpu_capacity(j);
+                    let mut j_util = self.sugov_get_util(j);
+                    if headroom {
+                        // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max.
+                        j_util = (j_util + (j_util >> 2)).min(j_max);
+                    }
                     if j_util * max > j_max * util {
                         util = j_util;
                         max = j_max;
@@ -143,8 +150,19 @@ impl World {
                 } else {
                     self.policies[fd].req_khz
                 } as u64;
-                // get_next_freq(): map_util_freq() = (freq + freq/4) * util / max.
-                let next = (reference + (reference >> 2)) * util / max;
+                let next = if headroom {
+                    // v6.8 get_capacity_ref_freq(): the max frequency when invariant, else
+                    // policy->cur + 25%; map_util_freq() = freq * util / max.
+                    let ref_freq = if self.config.frequency_invariance {
+                        reference
+                    } else {
+                        reference + (reference >> 2)
+                    };
+                    ref_freq * util / max
+                } else {
+                    // v4.9-v6.7 get_next_freq(): (freq + freq/4) * util / max.
+                    (reference + (reference >> 2)) * util / max
+                };
                 let single = dom.cpus.weight() == 1;
                 let idle_calls = self.idle_calls[cpu];
                 let f = self.resolve_freq(fd, next);
@@ -335,6 +353,21 @@ mod tests {
         let top = w.topo.freq_domains[fd].peak_khz();
         let got = w.cpufreq_target(0).unwrap_or(w.policies[fd].req_khz);
         assert_eq!(got, top);
+    }
+
+    #[test]
+    fn v6_8_schedutil_stacks_the_headroom_without_invariance() {
+        // hikey960 A73 policy at 903 MHz, util 700/1024, no invariance.
+        // v6.7: 1.25 * 903 * 700/1024 = 771.6 MHz -> OPP 903.
+        // v6.8: (903 + 225.75) * min(700 + 175, 1024)/1024 = 964.5 MHz -> OPP 1421.
+        for (baseline, want) in [("v6.7", 903_000), ("v6.8", 1_421_000)] {
+            let mut w = world_of(baseline, "hikey960", Governor::Schedutil, false);
+            w.set_frequency(1, 903_000);
+            w.rqs[4].avg.util_avg = 700;
+            w.rqs[4].util_est_enqueued = 0;
+            let got = w.cpufreq_target(4).unwrap_or(w.policies[1].req_khz);
+            assert_eq!(got, want, "{baseline}");
+        }
     }
 
     #[test]

@@ -263,6 +263,13 @@ pub struct KernelConfig {
     /// evaluation restarts it (v4.9 `sugov_update_commit()`, cpufreq_schedutil.c:90). Fidelity
     /// review F3.
     pub schedutil_rate_limit_on_change: bool,
+    /// v6.8 schedutil (Vincent Guittot's performance-estimation rework): the 25% headroom goes on
+    /// the utilization, capped at the CPU's capacity (`sugov_effective_cpu_perf()` with
+    /// `map_util_perf()`), and without frequency invariance the reference is `policy->cur * 1.25`
+    /// (`get_capacity_ref_freq()`), so the factors stack to ~1.56. Off: v4.9-v6.7
+    /// `get_next_freq()`, `1.25 * (invariant ? max_freq : cur) * util / max`. Fidelity review F18;
+    /// the v6.8 runnable boost (`cpu_util_cfs_boost()`) is not modelled.
+    pub schedutil_util_headroom: bool,
     /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
     /// last update (`sugov_cpu_is_busy()`, v4.12+).
     pub schedutil_busy_hold: bool,
@@ -320,6 +327,7 @@ impl KernelConfig {
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: 10_000,
             schedutil_rate_limit_on_change: true,
+            schedutil_util_headroom: false,
             schedutil_busy_hold: true,
             hwp_window_us: 4_000,
             governor: Governor::Schedutil,
@@ -327,7 +335,9 @@ impl KernelConfig {
     }
 
     /// v6.8 (pre-EEVDF runqueue; see [`crate::sched::rq`] for what that leaves out): capacity
-    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117.
+    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117. The CFS stand-in
+    /// has no next/last buddies, as EEVDF (v6.6+) has none with NEXT_BUDDY off; `task_hot()`
+    /// ignores SMT siblings (v5.10+); `prefer_sibling` comes from the busiest group (v6.5+).
     pub fn v6_8() -> KernelConfig {
         KernelConfig {
             label: "v6.8".into(),
@@ -353,13 +363,16 @@ impl KernelConfig {
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
+            schedutil_util_headroom: true,
             ..KernelConfig::v4_16()
         }
     }
 
     /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
     /// wake-up path (no `wake_cap()`, load-based `find_idlest_group()`, the old `wake_affine()`), no
-    /// `recent_used_cpu`. The 2016 series is the `asym-cpu-capacity-2016` patch.
+    /// `recent_used_cpu`; PELT's three-segment `__update_load_avg()` dividing by `LOAD_AVG_MAX`,
+    /// `SD_PREFER_SIBLING` on SMT and DIE only, schedutil's rate limit restarted by every
+    /// evaluation. The 2016 series is the `asym-cpu-capacity-2016` patch.
     ///
     /// Simplification: the load balancer is modelled in its v5.5+ form; v4.9's (group_other /
     /// imbalanced / overloaded, load-only `detach_tasks()`) differs in how it moves load, which E4's
@@ -394,6 +407,7 @@ impl KernelConfig {
             wakeup_preempt_next_buddy: true,
             last_buddy: true,
             task_hot_smt_cold: false,
+            schedutil_util_headroom: false,
             numa_imbalance: NumaImbalance::LocalIdle,
             schedutil_rate_limit_us: 500,
             ..KernelConfig::v6_8()
@@ -406,6 +420,7 @@ impl KernelConfig {
         KernelConfig {
             label: "v6.7".into(),
             lb_util_shr_bound: false,
+            schedutil_util_headroom: false,
             ..KernelConfig::v6_8()
         }
     }
