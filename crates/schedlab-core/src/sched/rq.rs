@@ -149,9 +149,10 @@ impl World {
     }
 
     /// `attach_entity_load_avg()` (v4.15+ form, v5.7 as read): the task's sums are rebuilt from its
-    /// averages against the cfs_rq's divider and added to the cfs_rq. Before v4.15 (v4.9 fair.c:3096)
-    /// the task keeps its own `period_contrib` and its sums are added as they are (a migrated or new
-    /// task has `last_update_time == 0`, so ATTACH_AGE_LOAD does not age it).
+    /// averages against the cfs_rq's divider and added to the cfs_rq. Before v4.15 (v4.9
+    /// fair.c:3096, v4.12 alike) the task keeps its own `period_contrib` and its sums are added as
+    /// they are (a migrated or new task has `last_update_time == 0`, so ATTACH_AGE_LOAD does not
+    /// age it).
     fn attach_entity_load_avg(&mut self, cpu: usize, t: TaskId) {
         if self.config.pelt_update != PeltUpdate::Accumulate {
             let rq_last = self.rqs[cpu].avg.last_update_time;
