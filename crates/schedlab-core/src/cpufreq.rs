@@ -59,15 +59,22 @@ impl World {
         dom.max_khz(self.active_cores[dom.package].max(1))
     }
 
-    /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP (or turbo bin) at or
-    /// above `target`, else the highest. The kernel does not know the turbo bin the hardware will
+    /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP at or above
+    /// `target`, else the highest. Above the highest non-turbo OPP of a machine with turbo bins
+    /// (x86: intel_pstate, `intel_cpufreq_target()` rounding up to a P-state ratio of
+    /// `pstate.scaling` = 100 MHz), every 100 MHz step up to the single-core turbo frequency may
+    /// be asked for (fidelity review F4). The kernel does not know the turbo bin the hardware will
     /// grant; the cap applies to what the CPU delivers, not to the request.
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
+        const PSTATE_STEP_KHZ: u32 = 100_000;
         let dom = &self.topo.freq_domains[fd];
+        // peak == reference without turbo bins: no step above the OPP table.
+        let turbo_steps =
+            dom.reference_khz() / PSTATE_STEP_KHZ + 1..=dom.peak_khz() / PSTATE_STEP_KHZ;
         dom.opps_khz
             .iter()
             .copied()
-            .chain(dom.turbo_bins.iter().map(|b| b.mhz * 1000))
+            .chain(turbo_steps.map(|r| r * PSTATE_STEP_KHZ))
             .filter(|&f| f as u64 >= target)
             .min()
             .unwrap_or(dom.peak_khz())
@@ -368,6 +375,23 @@ mod tests {
             let got = w.cpufreq_target(4).unwrap_or(w.policies[1].req_khz);
             assert_eq!(got, want, "{baseline}");
         }
+    }
+
+    #[test]
+    fn intel_pstate_resolves_turbo_requests_to_100_mhz_ratios() {
+        // Cascade Lake 8260L: OPPs 1.0-2.4 GHz, turbo up to 3.9 GHz. util 700/1024 of the 3.9 GHz
+        // reference (invariant): 1.25 * 3900 * 700/1024 = 3332.5 MHz -> the 3.4 GHz ratio, not
+        // the next turbo-bin frequency (3.6 GHz).
+        let mut w = world("cascadelake-8260l", Governor::Schedutil, true);
+        let fd = w.topo.cpus[0].freq_domain;
+        w.rqs[0].avg.util_avg = 700;
+        w.rqs[0].util_est_enqueued = 0;
+        assert_eq!(w.cpufreq_target(0), Some(3_400_000));
+        // 2.5 GHz asked for: 2.5 GHz, not 3.1.
+        assert_eq!(w.resolve_freq(fd, 2_450_000), 2_500_000);
+        // Without turbo (hikey960) only the OPP table counts.
+        let w = world("hikey960", Governor::Schedutil, true);
+        assert_eq!(w.resolve_freq(1, 1_000_000), 1_421_000);
     }
 
     #[test]
