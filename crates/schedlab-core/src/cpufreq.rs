@@ -2,11 +2,14 @@
 //!
 //! - performance / powersave: the highest allowed / the lowest OPP.
 //! - schedutil (kernel/sched/cpufreq_schedutil.c): on each utilization update (enqueue, dequeue,
-//!   tick) of a CPU, if `rate_limit_us` has passed since the policy's last change, take the CPU of
+//!   tick) of a CPU, if `rate_limit_us` has passed since the policy's last change (v4.16+; since
+//!   its last evaluation in v4.9, `schedutil_rate_limit_on_change`), take the CPU of
 //!   the policy with the highest util/capacity (`sugov_next_freq_shared()`), and ask for
 //!   `get_next_freq()` = 1.25 x reference x util/max, where reference is the policy's max frequency
 //!   with frequency invariance and its current frequency without; `cpufreq_driver_resolve_freq()`
-//!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L).
+//!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L). v6.8 moves the 1.25 onto the
+//!   utilization (capped at the capacity) and, without invariance, onto `policy->cur` as well
+//!   (`schedutil_util_headroom`).
 //!
 //!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
 //!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
@@ -56,15 +59,22 @@ impl World {
         dom.max_khz(self.active_cores[dom.package].max(1))
     }
 
-    /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP (or turbo bin) at or
-    /// above `target`, else the highest. The kernel does not know the turbo bin the hardware will
+    /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP at or above
+    /// `target`, else the highest. Above the highest non-turbo OPP of a machine with turbo bins
+    /// (x86: intel_pstate, `intel_cpufreq_target()` rounding up to a P-state ratio of
+    /// `pstate.scaling` = 100 MHz), every 100 MHz step up to the single-core turbo frequency may
+    /// be asked for (fidelity review F4). The kernel does not know the turbo bin the hardware will
     /// grant; the cap applies to what the CPU delivers, not to the request.
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
+        const PSTATE_STEP_KHZ: u32 = 100_000;
         let dom = &self.topo.freq_domains[fd];
+        // peak == reference without turbo bins: no step above the OPP table.
+        let turbo_steps =
+            dom.reference_khz() / PSTATE_STEP_KHZ + 1..=dom.peak_khz() / PSTATE_STEP_KHZ;
         dom.opps_khz
             .iter()
             .copied()
-            .chain(dom.turbo_bins.iter().map(|b| b.mhz * 1000))
+            .chain(turbo_steps.map(|r| r * PSTATE_STEP_KHZ))
             .filter(|&f| f as u64 >= target)
             .min()
             .unwrap_or(dom.peak_khz())
@@ -100,6 +110,20 @@ impl World {
         self.counters.freq_changes += 1;
     }
 
+    /// `sugov_get_util()`: the cfs_rq's utilization (with util_est where the era has it) clamped to
+    /// `arch_scale_cpu_capacity(NULL, cpu)`, the `max` it is compared with. Not `cpu_util()`'s
+    /// `capacity_orig_of()` clamp: the two differ on SMT threads before v5.0 (smt_gain), where v4.9
+    /// takes `min(rq->cfs.avg.util_avg, cfs_max)` with `cfs_max` 1024.
+    fn sugov_get_util(&self, cpu: usize) -> u64 {
+        let rq = &self.rqs[cpu];
+        let util = if self.config.util_est {
+            rq.avg.util_avg.max(rq.util_est_enqueued)
+        } else {
+            rq.avg.util_avg
+        };
+        util.min(self.arch_scale_cpu_capacity(cpu))
+    }
+
     /// What the governor requests for `cpu`'s policy, if that differs from its last request.
     pub fn cpufreq_target(&mut self, cpu: usize) -> Option<u32> {
         let fd = self.topo.cpus[cpu].freq_domain;
@@ -110,14 +134,19 @@ impl World {
             Governor::Schedutil => {
                 let policy = &self.policies[fd];
                 let rate_limit = self.config.schedutil_rate_limit_us * 1000;
-                if policy.updated_once && self.now < policy.last_update + rate_limit {
+                if policy.rate_limited && self.now < policy.last_update + rate_limit {
                     return None;
                 }
                 // sugov_next_freq_shared(): the CPU with the highest util/max decides.
                 let (mut util, mut max) = (0u64, 1u64);
+                let headroom = self.config.schedutil_util_headroom;
                 for j in dom.cpus.iter() {
-                    let j_util = self.cpu_util(j);
                     let j_max = self.arch_scale_cpu_capacity(j);
+                    let mut j_util = self.sugov_get_util(j);
+                    if headroom {
+                        // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max.
+                        j_util = (j_util + (j_util >> 2)).min(j_max);
+                    }
                     if j_util * max > j_max * util {
                         util = j_util;
                         max = j_max;
@@ -128,17 +157,36 @@ impl World {
                 } else {
                     self.policies[fd].req_khz
                 } as u64;
-                // get_next_freq(): map_util_freq() = (freq + freq/4) * util / max.
-                let next = (reference + (reference >> 2)) * util / max;
+                let next = if headroom {
+                    // v6.8 get_capacity_ref_freq(): the max frequency when invariant, else
+                    // policy->cur + 25%; map_util_freq() = freq * util / max.
+                    let ref_freq = if self.config.frequency_invariance {
+                        reference
+                    } else {
+                        reference + (reference >> 2)
+                    };
+                    ref_freq * util / max
+                } else {
+                    // v4.9-v6.7 get_next_freq(): (freq + freq/4) * util / max.
+                    (reference + (reference >> 2)) * util / max
+                };
                 let single = dom.cpus.weight() == 1;
                 let idle_calls = self.idle_calls[cpu];
+                let f = self.resolve_freq(fd, next);
+                let on_change = self.config.schedutil_rate_limit_on_change;
+                let busy_hold = self.config.schedutil_busy_hold;
+                let now = self.now;
                 let policy = &mut self.policies[fd];
                 let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
                 policy.idle_calls = idle_calls;
-                policy.last_update = self.now;
                 policy.updated_once = true;
-                let f = self.resolve_freq(fd, next);
-                if self.config.schedutil_busy_hold && busy && f < self.policies[fd].req_khz {
+                // The busy hold keeps next_freq, which is then no change either.
+                let hold = busy_hold && busy && f < policy.req_khz;
+                if !on_change || (!hold && f != policy.req_khz) {
+                    policy.last_update = now;
+                    policy.rate_limited = true;
+                }
+                if hold {
                     return None;
                 }
                 f
@@ -179,8 +227,12 @@ mod tests {
     use crate::topology::{presets::preset, Topology};
 
     fn world(machine: &str, governor: Governor, invariant: bool) -> World {
+        world_of("v6.8", machine, governor, invariant)
+    }
+
+    fn world_of(baseline: &str, machine: &str, governor: Governor, invariant: bool) -> World {
         let t = Topology::build(&preset(machine).unwrap()).unwrap();
-        let mut c = build_config("v6.8", &[], None, governor).unwrap();
+        let mut c = build_config(baseline, &[], None, governor).unwrap();
         c.frequency_invariance = invariant;
         let d = SchedDomains::build(&t, &c).unwrap();
         World::new(t, d, c)
@@ -277,6 +329,69 @@ mod tests {
         w.idle_calls[1] += 1;
         w.now += 10_000_000;
         assert_eq!(w.cpufreq_target(1), Some(600_000));
+    }
+
+    #[test]
+    fn the_rate_limit_clock_restarts_on_a_change_from_v4_16_and_on_every_evaluation_in_v4_9() {
+        // hikey960 A73 policy: util 400 -> OPP 1421 MHz at t = 0.
+        for (baseline, acted) in [("v4.16", true), ("v6.8", true), ("v4.9", false)] {
+            let mut w = world_of(baseline, "hikey960", Governor::Schedutil, true);
+            let limit = w.config.schedutil_rate_limit_us * 1000;
+            w.rqs[4].avg.util_avg = 400;
+            assert!(w.cpufreq_update(4).is_some());
+            // 1.2 limits later, an evaluation that asks for the same frequency.
+            w.now += limit * 6 / 5;
+            assert!(w.cpufreq_update(4).is_none());
+            // Util jumps 0.2 limits later: 1.4 limits after the change, 0.2 after the evaluation.
+            w.now += limit / 5;
+            w.rqs[4].avg.util_avg = 1000;
+            assert_eq!(w.cpufreq_update(4).is_some(), acted, "{baseline}");
+        }
+    }
+
+    #[test]
+    fn schedutil_reads_util_against_1024_on_smt_threads_of_the_smt_gain_era() {
+        // IVB-EP v4.9: capacity_orig is 589 per thread (smt_gain), but sugov_get_util() clamps to
+        // arch_scale_cpu_capacity(NULL) = 1024: a saturated thread asks for the top OPP.
+        let mut w = world_of("v4.9", "ivb-ep", Governor::Schedutil, true);
+        assert_eq!(w.capacity_of(0), 589);
+        w.rqs[0].avg.util_avg = 1024;
+        let fd = w.topo.cpus[0].freq_domain;
+        let top = w.topo.freq_domains[fd].peak_khz();
+        let got = w.cpufreq_target(0).unwrap_or(w.policies[fd].req_khz);
+        assert_eq!(got, top);
+    }
+
+    #[test]
+    fn v6_8_schedutil_stacks_the_headroom_without_invariance() {
+        // hikey960 A73 policy at 903 MHz, util 700/1024, no invariance.
+        // v6.7: 1.25 * 903 * 700/1024 = 771.6 MHz -> OPP 903.
+        // v6.8: (903 + 225.75) * min(700 + 175, 1024)/1024 = 964.5 MHz -> OPP 1421.
+        for (baseline, want) in [("v6.7", 903_000), ("v6.8", 1_421_000)] {
+            let mut w = world_of(baseline, "hikey960", Governor::Schedutil, false);
+            w.set_frequency(1, 903_000);
+            w.rqs[4].avg.util_avg = 700;
+            w.rqs[4].util_est_enqueued = 0;
+            let got = w.cpufreq_target(4).unwrap_or(w.policies[1].req_khz);
+            assert_eq!(got, want, "{baseline}");
+        }
+    }
+
+    #[test]
+    fn intel_pstate_resolves_turbo_requests_to_100_mhz_ratios() {
+        // Cascade Lake 8260L: OPPs 1.0-2.4 GHz, turbo up to 3.9 GHz. util 700/1024 of the 3.9 GHz
+        // reference (invariant): 1.25 * 3900 * 700/1024 = 3332.5 MHz -> the 3.4 GHz ratio, not
+        // the next turbo-bin frequency (3.6 GHz).
+        let mut w = world("cascadelake-8260l", Governor::Schedutil, true);
+        let fd = w.topo.cpus[0].freq_domain;
+        w.rqs[0].avg.util_avg = 700;
+        w.rqs[0].util_est_enqueued = 0;
+        assert_eq!(w.cpufreq_target(0), Some(3_400_000));
+        // 2.5 GHz asked for: 2.5 GHz, not 3.1.
+        assert_eq!(w.resolve_freq(fd, 2_450_000), 2_500_000);
+        // Without turbo (hikey960) only the OPP table counts.
+        let w = world("hikey960", Governor::Schedutil, true);
+        assert_eq!(w.resolve_freq(1, 1_000_000), 1_421_000);
     }
 
     #[test]

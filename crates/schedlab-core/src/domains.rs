@@ -22,6 +22,32 @@ pub fn arch_scale_cpu_capacity(topo: &Topology, config: &KernelConfig, cpu: usiz
     }
 }
 
+/// `sd->smt_gain` (`sd_init()`, v4.9-v4.20): an SMT core is worth ~15% more than one thread.
+pub const SMT_GAIN: u64 = 1178;
+
+/// `capacity_orig_of()` as `update_cpu_capacity()` sets it, from `arch_scale_cpu_capacity(sd, cpu)`
+/// with the CPU's lowest domain. With [`KernelConfig::smt_gain`], a CPU whose lowest domain is an
+/// SMT domain of `w` threads gets `SMT_GAIN / w` (589 for two threads, 294 for four, 147 for eight);
+/// otherwise this is [`arch_scale_cpu_capacity`]. The SMT span is the one [`SchedDomains::build`]
+/// gives the level.
+///
+/// Simplification: the default `arch_scale_cpu_capacity()` is what x86 and powerpc use; arm and
+/// arm64 override it (`topology_get_cpu_scale()`, which ignores `sd`), so an arm machine with SMT
+/// would keep its capacities. No arm preset has SMT threads, so the switch alone decides.
+pub fn capacity_orig(topo: &Topology, config: &KernelConfig, cpu: usize) -> u64 {
+    if config.smt_gain {
+        let c = &topo.cpus[cpu];
+        let w = match config.smt_domain {
+            SmtDomainSpan::Core => topo.cores[c.core].weight(),
+            SmtDomainSpan::SharingGroup => topo.smt_groups[c.smt_group].cpus.weight(),
+        };
+        if w > 1 {
+            return SMT_GAIN / w as u64;
+        }
+    }
+    arch_scale_cpu_capacity(topo, config, cpu)
+}
+
 /// A topology level (`struct sched_domain_topology_level`).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SdLevel {
@@ -254,6 +280,16 @@ impl SchedDomains {
                     }
                 }
             }
+            // v4.20+ sd_init(): no spreading across CPUs of different capacities, so the child of
+            // an SD_ASYM_CPUCAPACITY domain loses SD_PREFER_SIBLING (before the degenerate
+            // domains go, as the kernel builds sd->child first).
+            if config.prefer_sibling_asym_clear {
+                for k in 1..chain.len() {
+                    if chain[k].2 & SD_ASYM_CPUCAPACITY != 0 {
+                        chain[k - 1].2 &= !SD_PREFER_SIBLING;
+                    }
+                }
+            }
             // v4.9 sd_init(): a domain with SD_ASYM_CPUCAPACITY, and every domain below it, balance
             // on wake-up (the slow path for tasks wake_cap() finds too big).
             if config.balance_wake_on_asym {
@@ -333,7 +369,7 @@ impl SchedDomains {
             .map(|c| lowest(c, SD_ASYM_CPUCAPACITY_FULL))
             .collect();
         let max_cpu_capacity = (0..n)
-            .map(|c| arch_scale_cpu_capacity(topo, config, c))
+            .map(|c| capacity_orig(topo, config, c))
             .max()
             .unwrap_or(1024);
         Ok(SchedDomains {
@@ -562,9 +598,10 @@ fn make_domain(
         let gi = match groups.iter().position(|g| g.span == gspan) {
             Some(gi) => gi,
             None => {
+                // init_sched_groups_capacity(): the sum of the CPUs' capacity_of().
                 let caps: Vec<u64> = gspan
                     .iter()
-                    .map(|c| arch_scale_cpu_capacity(topo, config, c))
+                    .map(|c| capacity_orig(topo, config, c))
                     .collect();
                 let mut prefer = gspan.first().unwrap();
                 for c in gspan.iter() {

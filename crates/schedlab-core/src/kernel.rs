@@ -22,6 +22,38 @@ pub enum PeltInvariance {
     ScaleTime,
 }
 
+/// The integer path of a PELT update (fidelity review F13).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PeltUpdate {
+    /// v4.9-v4.11 `__update_load_avg()`: three segments (the rest of the open period, the full
+    /// periods via `__compute_runnable_contrib()`, the new partial period), each `cap_scale()`d on
+    /// its own; the sums are decayed by `periods + 1` after the first segment is added;
+    /// `last_update_time = now` (the sub-1024 ns remainder is dropped); the weight is folded into
+    /// `load_sum`; the averages divide by `LOAD_AVG_MAX`.
+    Segments,
+    /// v4.12-v4.14 `accumulate_sum()` (Yuyang Du / Peter Zijlstra rewrite): one `cap_scale()` of
+    /// the whole contribution, `last_update_time` advanced in whole 1024 ns units, still the weight
+    /// in `load_sum` and `LOAD_AVG_MAX` as divider (seen in the v4.12 tree).
+    AccumulateLoadAvgMax,
+    /// v4.15+ (625ed2bf049d "sched/cfs: Make util/load_avg more stable", present in v4.16): the
+    /// divider `LOAD_AVG_MAX - 1024 + period_contrib`, the weight applied at averaging
+    /// (`___update_load_avg(sa, se_weight(se))`) and sums rebuilt from averages at attach.
+    Accumulate,
+}
+
+/// The capacity `post_init_entity_util_avg()` gives half the spare of (fidelity review F12).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PostInitCap {
+    /// v4.9-v4.19: `cap = (SCHED_CAPACITY_SCALE - cfs_rq util) / 2`, so a new task on a little CPU
+    /// may start above that CPU's capacity.
+    CapacityScale,
+    /// v4.20+ (8fe5c5a937d0, Quentin Perret, in the v4.20 tree): `cap = (arch_scale_cpu_capacity()
+    /// - cfs_rq util) / 2`.
+    CpuCapacity,
+}
+
 /// Whose number says which CPU asym packing prefers (`arch_asym_cpu_priority()`).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -444,8 +476,26 @@ pub struct KernelConfig {
     /// `SD_ASYM_PACKING` levels and priority; `None` in mainline arm64.
     pub asym_packing: Option<AsymPacking>,
     pub smt_domain: SmtDomainSpan,
-    /// `SD_PREFER_SIBLING` on every non-NUMA level (v5.x+); v4.x set it on SMT and DIE only.
+    /// `sd_init()`: `SD_PREFER_SIBLING` on the cache-sharing (MC) level too, so on every non-NUMA
+    /// level. v4.9-v4.12 set it on SMT and on the levels above the LLC only (the v4.12 tree);
+    /// v4.16 sets it on MC as well (topology.c:1166), and v5.x+ sets it by default and clears it on
+    /// NUMA, which is the same set.
     pub prefer_sibling_all_levels: bool,
+    /// `sd_init()`: a domain with `SD_ASYM_CPUCAPACITY` clears `SD_PREFER_SIBLING` on its child
+    /// ("Don't attempt to spread across CPUs of different capacities"; present in v4.20, v5.6
+    /// topology.c:1384 and v6.8 topology.c:1643, absent in v4.16).
+    pub prefer_sibling_asym_clear: bool,
+    /// `update_sd_lb_stats()` reads `prefer_sibling` from the busiest group's flags (the flags of
+    /// its child domain: v6.5+, Ricardo Neri, "Use the busiest group to set prefer_sibling"; v6.8
+    /// fair.c:10605) instead of the destination CPU's child domain (v4.9-v6.4).
+    pub prefer_sibling_from_busiest: bool,
+    /// `arch_scale_cpu_capacity(sd, cpu)`'s default (architectures that do not override it: x86,
+    /// powerpc) returns `sd->smt_gain / sd->span_weight` (smt_gain 1178, set by `sd_init()`) for an
+    /// `SD_SHARE_CPUCAPACITY` domain, so `update_cpu_capacity()` gives each SMT thread 1178/threads as
+    /// `capacity_orig` (589 per HT thread, 147 per SMT8 thread). v4.9-v4.20 (the v4.20 sched.h still
+    /// has it); removed in v5.0. PELT and schedutil call it with `sd = NULL` and keep 1024. (arm's
+    /// override ignores `sd`, but no arm preset has SMT; see [`crate::domains::capacity_orig`].)
+    pub smt_gain: bool,
     /// `group_smt_balance` and `smt_balance()` (v6.6+, Tim Chen): an idle CPU pulls from an SMT
     /// group running more than one task.
     pub smt_balance: bool,
@@ -543,10 +593,38 @@ pub struct KernelConfig {
     pub sched_min_granularity_ns: u64,
     /// `sysctl_sched_wakeup_granularity` before tunable scaling (1 ms).
     pub sched_wakeup_granularity_ns: u64,
+    /// PELT's integer path: see [`PeltUpdate`].
+    pub pelt_update: PeltUpdate,
+    pub post_init_cap: PostInitCap,
+    /// `check_preempt_wakeup()` calls `set_next_buddy(woken)` whenever the woken task preempts
+    /// curr, whatever the NEXT_BUDDY feature says (v2.6.3x-v6.5; v5.6 fair.c:6658). EEVDF (v6.6)
+    /// sets a next buddy only under NEXT_BUDDY, which is off, so v6.6+ has none.
+    pub wakeup_preempt_next_buddy: bool,
+    /// The LAST_BUDDY feature (default true in v4.9/v4.16/v5.6 features.h, removed with EEVDF in
+    /// v6.6): a preempted curr becomes the last buddy when the cfs_rq runs at least
+    /// `sched_nr_latency` (8) tasks, and `pick_next_entity()` prefers it if that is not unfair.
+    pub last_buddy: bool,
+    /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
+    /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
+    /// v6.8 fair.c:8813; absent in v4.9 and v5.6).
+    pub task_hot_smt_cold: bool,
     /// `sysctl_sched_migration_cost`: a task that ran more recently than this is cache hot (0.5 ms).
     pub sched_migration_cost_ns: u64,
     /// schedutil's `rate_limit_us` between frequency updates of a policy.
     pub schedutil_rate_limit_us: u64,
+    /// schedutil restarts the rate-limit clock (`last_freq_update_time`) only when the requested
+    /// frequency changes (`sugov_update_commit()` v4.16, `sugov_update_next_freq()` v5.6/v6.8),
+    /// so a utilization change right after an unchanged evaluation is acted on at once. Off: every
+    /// evaluation restarts it (v4.9 `sugov_update_commit()`, cpufreq_schedutil.c:90). Fidelity
+    /// review F3.
+    pub schedutil_rate_limit_on_change: bool,
+    /// v6.8 schedutil (Vincent Guittot's performance-estimation rework): the 25% headroom goes on
+    /// the utilization, capped at the CPU's capacity (`sugov_effective_cpu_perf()` with
+    /// `map_util_perf()`), and without frequency invariance the reference is `policy->cur * 1.25`
+    /// (`get_capacity_ref_freq()`), so the factors stack to ~1.56. Off: v4.9-v6.7
+    /// `get_next_freq()`, `1.25 * (invariant ? max_freq : cur) * util / max`. Fidelity review F18;
+    /// the v6.8 runnable boost (`cpu_util_cfs_boost()`) is not modelled.
+    pub schedutil_util_headroom: bool,
     /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
     /// last update (`sugov_cpu_is_busy()`, v4.12+).
     pub schedutil_busy_hold: bool,
@@ -592,7 +670,10 @@ impl KernelConfig {
             sis_asym_capacity: false,
             asym_packing: None,
             smt_domain: SmtDomainSpan::Core,
-            prefer_sibling_all_levels: false,
+            prefer_sibling_all_levels: true,
+            prefer_sibling_asym_clear: false,
+            prefer_sibling_from_busiest: false,
+            smt_gain: true,
             smt_balance: false,
             lb_util_shr_bound: false,
             lb_asym_cap_migrate_task: false,
@@ -626,8 +707,15 @@ impl KernelConfig {
             sched_latency_ns: 6_000_000,
             sched_min_granularity_ns: 750_000,
             sched_wakeup_granularity_ns: 1_000_000,
+            pelt_update: PeltUpdate::Accumulate,
+            post_init_cap: PostInitCap::CapacityScale,
+            wakeup_preempt_next_buddy: true,
+            last_buddy: true,
+            task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: 10_000,
+            schedutil_rate_limit_on_change: true,
+            schedutil_util_headroom: false,
             schedutil_busy_hold: true,
             hwp_window_us: 4_000,
             governor: Governor::Schedutil,
@@ -640,6 +728,9 @@ impl KernelConfig {
     /// `p->recent_used_cpu = prev` on every pass, the idle-prev step of `wake_affine_idle()`.
     /// The reworked load balancer (`lb_legacy` is v5.4's, for a variant that turns the legacy
     /// balancer back on).
+    /// The CFS stand-in has no next/last buddies, as EEVDF (v6.6+) has none with NEXT_BUDDY off;
+    /// `task_hot()` ignores SMT siblings (v5.10+); `prefer_sibling` comes from the busiest group
+    /// (v6.5+).
     pub fn v6_8() -> KernelConfig {
         KernelConfig {
             label: "v6.8".into(),
@@ -656,6 +747,13 @@ impl KernelConfig {
             sis_core_scan: SisCoreScan::Merged,
             smt_domain: SmtDomainSpan::SharingGroup,
             prefer_sibling_all_levels: true,
+            prefer_sibling_asym_clear: true,
+            prefer_sibling_from_busiest: true,
+            smt_gain: false,
+            post_init_cap: PostInitCap::CpuCapacity,
+            wakeup_preempt_next_buddy: false,
+            last_buddy: false,
+            task_hot_smt_cold: true,
             smt_balance: true,
             lb_util_shr_bound: true,
             lb_asym_cap_migrate_task: false,
@@ -670,6 +768,7 @@ impl KernelConfig {
             busy_factor: 16,
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
+            schedutil_util_headroom: true,
             ..KernelConfig::v4_16()
         }
     }
@@ -677,9 +776,11 @@ impl KernelConfig {
     /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
     /// wake-up path (load-based `find_idlest_group()`, the old `wake_affine()`, `wake_cap()` without
     /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`,
-    /// and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13). The 2016 series is
-    /// the `asym-cpu-capacity-2016` patch.
-    /// The legacy load balancer with v4.9's rules ([`LegacyLb::v4_9`]).
+    /// and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13); PELT's
+    /// three-segment `__update_load_avg()` dividing by `LOAD_AVG_MAX`, `SD_PREFER_SIBLING` on SMT
+    /// and DIE only, schedutil's rate limit restarted by every evaluation. The 2016 series is the
+    /// `asym-cpu-capacity-2016` patch. The legacy load balancer with v4.9's rules
+    /// ([`LegacyLb::v4_9`]).
     pub fn v4_9() -> KernelConfig {
         KernelConfig {
             label: "v4.9".into(),
@@ -690,6 +791,9 @@ impl KernelConfig {
             sis_scan: SisScan::Full,
             schedutil_busy_hold: false,
             lb_legacy: LegacyLb::v4_9(),
+            schedutil_rate_limit_on_change: false,
+            pelt_update: PeltUpdate::Segments,
+            prefer_sibling_all_levels: false,
             ..KernelConfig::v4_16()
         }
     }
@@ -718,6 +822,11 @@ impl KernelConfig {
             imbalance_pct_die: 125,
             smt_balance: false,
             lb_util_shr_bound: false,
+            prefer_sibling_from_busiest: false,
+            wakeup_preempt_next_buddy: true,
+            last_buddy: true,
+            task_hot_smt_cold: false,
+            schedutil_util_headroom: false,
             numa_imbalance: NumaImbalance::LocalIdle,
             lb_group_runnable: false,
             lb_spread_in_llc: false,
@@ -751,6 +860,7 @@ impl KernelConfig {
         KernelConfig {
             label: "v6.7".into(),
             lb_util_shr_bound: false,
+            schedutil_util_headroom: false,
             ..KernelConfig::v6_8()
         }
     }

@@ -1,20 +1,26 @@
 //! Per-entity load tracking, in the kernel's fixed-point arithmetic (kernel/sched/pelt.c, v5.7;
-//! constants from the generated kernel/sched/sched-pelt.h).
+//! constants from the generated kernel/sched/sched-pelt.h), and the older integer paths of fair.c.
 //!
 //! Time is cut into 1024 us periods (the kernel counts in units of 1024 ns); a contribution `p`
 //! periods old weighs y^p with y^32 = 1/2. Sums are decayed with [`decay_load`] and averaged with the
-//! v5.7+ divider `LOAD_AVG_MAX - 1024 + period_contrib`.
+//! v4.15+ divider `LOAD_AVG_MAX - 1024 + period_contrib`.
 //!
 //! Both invariance styles are here (kernel-facts.md §1.3): with [`Scale::Time`] the caller passes a
 //! clock that already runs slower on small or slow CPUs (`rq_clock_pelt()`, v5.1+) and contributions
 //! are not scaled; with [`Scale::Contribution`] each contribution is multiplied by the frequency and
-//! CPU scale factors as v4.9-v5.0 `__update_load_avg()`/`accumulate_sum()` did. Simplification: the
-//! pre-v4.17 three-segment loop (`__compute_runnable_contrib`) is expressed with the v4.17+
-//! `__accumulate_pelt_segments()`. Only that split is the same series (in real arithmetic; the
-//! integer roundings differ): v4.9's `__update_load_avg()` also divides its averages by
-//! `LOAD_AVG_MAX` rather than by the divider above, so v4.9's arithmetic is not this one
-//! (fidelity-review F13).
+//! CPU scale factors as v4.9-v5.0 `__update_load_avg()`/`accumulate_sum()` did.
+//!
+//! The integer path is an era switch ([`PeltUpdate`]): the v4.9-v4.11 three segments with
+//! `__compute_runnable_contrib()`, the v4.12-v4.14 `accumulate_sum()` still dividing by
+//! `LOAD_AVG_MAX`, and the v4.15+ form. The series are the same in real arithmetic, but not to the
+//! last integer. Before v4.15 the weight is folded into `load_sum` (`load_avg = load_sum /
+//! LOAD_AVG_MAX`); from v4.15 `load_sum` counts runnable time and the weight is applied when averaging.
+//!
+//! The `runnable_*` signal (nr_running-weighted, v5.7+) has no counterpart in the older kernels
+//! (their `runnable_load_avg` is the load of the queued tasks); it is kept with the era's arithmetic
+//! so that the code reading it needs no special case.
 
+pub use crate::kernel::PeltUpdate;
 use crate::units::SCHED_CAPACITY_SHIFT;
 
 /// `LOAD_AVG_PERIOD`: the half-life in periods.
@@ -68,6 +74,43 @@ pub fn decay_load(mut val: u64, n: u64) -> u64 {
     }
     // mul_u64_u32_shr(val, runnable_avg_yN_inv[local_n], 32)
     ((val as u128 * RUNNABLE_AVG_YN_INV[local_n as usize] as u128) >> 32) as u64
+}
+
+/// v4.9 `decay_load()`: as [`decay_load`], except that `n == 0` returns `val` unchanged (v4.11 dropped
+/// that shortcut, after which `y^0` is `0xffffffff / 2^32`).
+pub fn decay_load_v4_9(val: u64, n: u64) -> u64 {
+    if n == 0 {
+        val
+    } else {
+        decay_load(val, n)
+    }
+}
+
+/// `runnable_avg_yN_sum[n]` (v4.9 fair.c): floor(1024 * sum(y^k, k=1..n)), n = 0..32.
+pub const RUNNABLE_AVG_YN_SUM: [u32; 33] = [
+    0, 1002, 1982, 2941, 3880, 4798, 5697, 6576, 7437, 8279, 9103, 9909, 10698, 11470, 12226,
+    12966, 13690, 14398, 15091, 15769, 16433, 17082, 17718, 18340, 18949, 19545, 20128, 20698,
+    21256, 21802, 22336, 22859, 23371,
+];
+
+/// `__accumulated_sum_N32[n]` (v4.9 fair.c): the sum for n*32 periods, rounded down.
+pub const ACCUMULATED_SUM_N32: [u32; 12] = [
+    0, 23371, 35056, 40899, 43820, 45281, 46011, 46376, 46559, 46650, 46696, 46719,
+];
+
+/// `LOAD_AVG_MAX_N`: periods after which the v4.9 sum is taken as `LOAD_AVG_MAX`.
+pub const LOAD_AVG_MAX_N: u64 = 345;
+
+/// `__compute_runnable_contrib()` (v4.9-v4.11): 1024 * sum(y^k, k=1..n) from the two tables.
+pub fn compute_runnable_contrib(n: u64) -> u64 {
+    if n <= LOAD_AVG_PERIOD {
+        return RUNNABLE_AVG_YN_SUM[n as usize] as u64;
+    } else if n >= LOAD_AVG_MAX_N {
+        return LOAD_AVG_MAX;
+    }
+    let contrib = ACCUMULATED_SUM_N32[(n / LOAD_AVG_PERIOD) as usize] as u64;
+    let n = n % LOAD_AVG_PERIOD;
+    decay_load_v4_9(contrib, n) + RUNNABLE_AVG_YN_SUM[n as usize] as u64
 }
 
 /// `__accumulate_pelt_segments()`: d1 * y^p + 1024 * sum(y^n, n=1..p-1) + d3.
@@ -165,7 +208,10 @@ impl SchedAvg {
         self.util_avg = self.util_sum / divider;
     }
 
-    /// Both steps, as `__update_load_avg_se()` / `__update_load_avg_cfs_rq()` do.
+    /// Both steps, as `__update_load_avg_se()` / `__update_load_avg_cfs_rq()` do (v4.15+), or the
+    /// era's older path. `weight` is the entity's weight (`se_weight()`, 1 for a cfs_rq) and `load`
+    /// what it is multiplied by (on_rq for a task, the queued weight for a cfs_rq).
+    #[allow(clippy::too_many_arguments)]
     pub fn update(
         &mut self,
         now: u64,
@@ -174,13 +220,105 @@ impl SchedAvg {
         runnable: u64,
         running: bool,
         scale: Scale,
+        path: PeltUpdate,
     ) -> bool {
-        if self.update_load_sum(now, load, runnable, running, scale) {
-            self.update_load_avg(weight);
-            true
-        } else {
-            false
+        match path {
+            PeltUpdate::Accumulate => {
+                if self.update_load_sum(now, load, runnable, running, scale) {
+                    self.update_load_avg(weight);
+                    true
+                } else {
+                    false
+                }
+            }
+            PeltUpdate::AccumulateLoadAvgMax => {
+                // v4.12 ___update_load_avg(): the weight goes into the sum, the divider is fixed.
+                if self.update_load_sum(now, weight * load, runnable, running, scale) {
+                    self.average_by_load_avg_max();
+                    true
+                } else {
+                    false
+                }
+            }
+            PeltUpdate::Segments => {
+                self.update_segments(now, weight * load, runnable, running, scale)
+            }
         }
+    }
+
+    /// The pre-v4.15 averages: each sum divided by `LOAD_AVG_MAX` (`div_u64(sa->load_sum,
+    /// LOAD_AVG_MAX)`, `sa->util_sum / LOAD_AVG_MAX`).
+    fn average_by_load_avg_max(&mut self) {
+        self.load_avg = self.load_sum / LOAD_AVG_MAX;
+        self.runnable_avg = self.runnable_sum / LOAD_AVG_MAX;
+        self.util_avg = self.util_sum / LOAD_AVG_MAX;
+    }
+
+    /// One scaled segment into the sums: `weight * scaled` to load, `scaled * scale_cpu` to util
+    /// when running.
+    fn add_segment(&mut self, load: u64, runnable: u64, running: bool, scaled: u64, cpu: u64) {
+        if load > 0 {
+            self.load_sum += load * scaled;
+            self.runnable_sum += (runnable * scaled) << SCHED_CAPACITY_SHIFT;
+        }
+        if running {
+            self.util_sum += scaled * cpu;
+        }
+    }
+
+    /// v4.9-v4.11 `__update_load_avg()` (v4.9 fair.c:2790). `load` is the weight times on_rq
+    /// (`se->on_rq * scale_load_down(se->load.weight)`, or the cfs_rq's queued weight).
+    fn update_segments(
+        &mut self,
+        now: u64,
+        load: u64,
+        runnable: u64,
+        running: bool,
+        scale: Scale,
+    ) -> bool {
+        if now < self.last_update_time {
+            self.last_update_time = now;
+            return false;
+        }
+        let mut delta = (now - self.last_update_time) >> 10;
+        if delta == 0 {
+            return false;
+        }
+        // Not advanced in whole units: the sub-1024 ns remainder is lost (fixed in v4.12).
+        self.last_update_time = now;
+        let (runnable, running) = if load == 0 {
+            (0, false)
+        } else {
+            (runnable, running)
+        };
+        let (freq, cpu) = match scale {
+            Scale::Time => (1024, 1024),
+            Scale::Contribution { freq, cpu } => (freq, cpu),
+        };
+        let mut decayed = false;
+        if delta + self.period_contrib >= 1024 {
+            decayed = true;
+            // The rest of the open period, accrued before the decay.
+            let delta_w = 1024 - self.period_contrib;
+            self.period_contrib = 0;
+            self.add_segment(load, runnable, running, cap_scale(delta_w, freq), cpu);
+            delta -= delta_w;
+            let periods = delta / 1024;
+            delta %= 1024;
+            self.load_sum = decay_load_v4_9(self.load_sum, periods + 1);
+            self.runnable_sum = decay_load_v4_9(self.runnable_sum, periods + 1);
+            self.util_sum = decay_load_v4_9(self.util_sum, periods + 1);
+            // The full periods in between.
+            let contrib = cap_scale(compute_runnable_contrib(periods), freq);
+            self.add_segment(load, runnable, running, contrib, cpu);
+        }
+        // The remainder, against the new open period.
+        self.add_segment(load, runnable, running, cap_scale(delta, freq), cpu);
+        self.period_contrib += delta;
+        if decayed {
+            self.average_by_load_avg_max();
+        }
+        decayed
     }
 }
 
@@ -267,7 +405,7 @@ mod tests {
             } else {
                 t * 1_000_000
             };
-            sa.update(now, 1024, 1, 1, true, scale);
+            sa.update(now, 1024, 1, 1, true, scale, PeltUpdate::Accumulate);
         }
         sa
     }
@@ -315,12 +453,106 @@ mod tests {
     fn idle_entity_decays_and_sum_matches_average() {
         let mut sa = run_for(200, Scale::Time, (1024, 1024));
         let before = sa.util_avg;
-        sa.update(200_000_000 + 32 * 1_024_000, 1024, 0, 0, false, Scale::Time);
+        sa.update(
+            200_000_000 + 32 * 1_024_000,
+            1024,
+            0,
+            0,
+            false,
+            Scale::Time,
+            PeltUpdate::Accumulate,
+        );
         assert!(
             (sa.util_avg as i64 - before as i64 / 2).abs() <= 8,
             "{} vs {}",
             sa.util_avg,
             before
+        );
+    }
+
+    #[test]
+    fn v4_9_runnable_contrib_comes_from_its_two_tables() {
+        // __compute_runnable_contrib(): n <= 32 straight from runnable_avg_yN_sum; above, the
+        // 32-period sums decayed by n % 32 plus the rest.
+        assert_eq!(compute_runnable_contrib(0), 0);
+        assert_eq!(compute_runnable_contrib(32), 23371);
+        // 36: decay_load(23371, 4) = 23371 * 0xeac0c6e6 >> 32 = 21431, + yN_sum[4] 3880.
+        assert_eq!(compute_runnable_contrib(36), 25311);
+        // 64: v4.9's decay_load(35056, 0) returns 35056 (v4.11+ would give 35055).
+        assert_eq!(compute_runnable_contrib(64), 35056);
+        assert_eq!(decay_load(35056, 0), 35055);
+        assert_eq!(compute_runnable_contrib(345), LOAD_AVG_MAX);
+    }
+
+    /// A nice-0 task (weight 1024) updated four times through v4.9 `__update_load_avg()`, every
+    /// intermediate value worked out by hand from the kernel's formulas and tables (v4.9 fair.c:2790).
+    #[test]
+    fn v4_9_update_is_the_three_segment_path_bit_for_bit() {
+        let seg = PeltUpdate::Segments;
+        let full = Scale::Contribution {
+            freq: 1024,
+            cpu: 1024,
+        };
+        let slow = Scale::Contribution {
+            freq: 700,
+            cpu: 430,
+        };
+        let mut sa = SchedAvg::default();
+        let state = |sa: &SchedAvg| {
+            (
+                sa.load_sum,
+                sa.util_sum,
+                sa.period_contrib,
+                sa.load_avg,
+                sa.util_avg,
+                sa.last_update_time,
+            )
+        };
+        // 1) runnable and running 0 -> 2 ms: delta = 2000000 >> 10 = 1953, period_contrib 0.
+        //    delta_w = 1024, scaled 1024: sums 1024 * 1024 = 1048576; delta = 929, periods 0;
+        //    decay by 1: 1048576 * 0xfa83b2da >> 32 = 1026107; contrib yN_sum[0] = 0; remainder
+        //    929: + 1024 * 929 = 1977403. period_contrib 929; avg 1977403 / 47742 = 41.
+        //    last_update_time = now, not 1953 << 10 = 1999872.
+        assert!(sa.update(2_000_000, 1024, 1, 1, true, full, seg));
+        assert_eq!(state(&sa), (1977403, 1977403, 929, 41, 41, 2_000_000));
+        // 2) 2 -> 40 ms at freq 700, cpu 430: delta = 38000000 >> 10 = 37109.
+        //    delta_w = 1024 - 929 = 95, cap_scale(95, 700) = 64: load + 1024 * 64 = 2042939,
+        //    util + 64 * 430 = 2004923; delta = 37014, periods 36, delta 150;
+        //    decay by 37 (>> 1, then y^5): load 916619, util 899562;
+        //    contrib(36) = 25311, cap_scale -> 17302: load + 1024 * 17302 = 18633867,
+        //    util + 17302 * 430 = 8339422; remainder cap_scale(150, 700) = 102: load 18738315,
+        //    util 8383282; period_contrib 150; avgs 392 and 175.
+        assert!(sa.update(40_000_000, 1024, 1, 1, true, slow, seg));
+        assert_eq!(state(&sa), (18738315, 8383282, 150, 392, 175, 40_000_000));
+        // 3) 0.5 ms more: delta 488, 150 + 488 < 1024: only the remainder, cap_scale(488, 700) =
+        //    333: load 19079307, util 8526472; no period crossed, so the averages stay.
+        assert!(!sa.update(40_500_000, 1024, 1, 1, true, slow, seg));
+        assert_eq!(state(&sa), (19079307, 8526472, 638, 392, 175, 40_500_000));
+        // 4) asleep (weight 0, not running) to 60 ms: delta 19042; nothing accrues, decay by
+        //    18 + 1 = 19: load 12642298, util 5649796; period_contrib = 19042 - 386 - 18 * 1024 =
+        //    224; avgs 264 and 118.
+        assert!(sa.update(60_000_000, 1024, 0, 0, false, slow, seg));
+        assert_eq!(state(&sa), (12642298, 5649796, 224, 264, 118, 60_000_000));
+    }
+
+    #[test]
+    fn v4_15_path_differs_from_v4_9_on_the_same_inputs() {
+        // The same first step through accumulate_sum() and the period_contrib divider: contrib =
+        // decay(1024, 1) + 0 + 929 = 1931, util_sum 1931 << 10, load_sum 1931 (weight applied
+        // at averaging), last_update_time aligned to 1953 << 10.
+        let full = Scale::Contribution {
+            freq: 1024,
+            cpu: 1024,
+        };
+        let mut sa = SchedAvg::default();
+        assert!(sa.update(2_000_000, 1024, 1, 1, true, full, PeltUpdate::Accumulate));
+        assert_eq!(
+            (sa.load_sum, sa.util_sum, sa.last_update_time),
+            (1931, 1931 << 10, 1999872)
+        );
+        assert_eq!(
+            (sa.load_avg, sa.util_avg),
+            (1024 * 1931 / 47647, (1931 << 10) / 47647)
         );
     }
 

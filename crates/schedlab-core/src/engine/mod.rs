@@ -422,6 +422,7 @@ impl<'a> Engine<'a> {
             let Some(t) = self.new_task(self.inst.initial[i], cpu, None) else {
                 break;
             };
+            self.w.task_fork_fair(cpu, t, None);
             self.w.enqueue_task(cpu, t, Enqueue::New);
             self.w.check_preempt_wakeup(cpu, t);
             self.trace_wakeup(t, cpu, true);
@@ -777,8 +778,9 @@ impl<'a> Engine<'a> {
             let ran = self.rng.below(HISTORY_MAX_RUN) & !1023;
             let ago = self.rng.below(HISTORY_MAX_IDLE) & !1023;
             let mut avg = SchedAvg::default();
-            avg.update(ran, 1, NICE_0_LOAD, 1, true, Scale::Time);
-            avg.update(ran + ago, 1, 0, 0, false, Scale::Time);
+            let path = self.w.config.pelt_update;
+            avg.update(ran, 1, NICE_0_LOAD, 1, true, Scale::Time, path);
+            avg.update(ran + ago, 1, 0, 0, false, Scale::Time, path);
             avg.last_update_time = 0;
             self.w.rqs[cpu].avg = avg;
             idle_since.push((ago, cpu));
@@ -859,6 +861,8 @@ impl<'a> Engine<'a> {
             return;
         };
         self.w.counters.forks += 1;
+        // sched_fork() -> task_fork_fair(), on the parent's CPU, before the placement.
+        self.w.task_fork_fair(cpu, child, Some(parent));
         let (target, _) = self
             .w
             .select_task_rq_fair(child, Some(parent), cpu, WakeKind::Fork);

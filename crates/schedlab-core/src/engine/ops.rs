@@ -9,6 +9,11 @@ use crate::trace::MigrateReason;
 use crate::units::WORK_SCALE;
 use crate::workload::Op;
 
+/// Time a `sched_yield()` system call takes, ns: **[assumed]** 1 us, the order of a syscall round
+/// trip with a schedule() on the cores modelled (entry and exit, `yield_task_fair()`, the pick),
+/// the same on every core and frequency.
+pub const SCHED_YIELD_NS: u64 = 1_000;
+
 impl Engine<'_> {
     /// Executes `t`'s program (running on `cpu`) from its pc until a `Run` gives it work or it
     /// blocks or exits.
@@ -152,9 +157,22 @@ impl Engine<'_> {
                         self.try_to_wake_up(wt, Some((t, cpu)), false);
                     }
                 }
-                Op::Yield => {
+                // `sched_yield()` is a system call: its time is spent first (as a wall-clock run,
+                // like `RunFor`), then `yield_task_fair()` and the pick. Without that time a task
+                // yielding in a loop would never age, and once the other task is a wake-up
+                // granularity ahead `pick_next_entity()` would pick the yielder again at the same
+                // instant, forever.
+                Op::Yield if self.in_run[t] => {
+                    self.in_run[t] = false;
+                    self.fixed_rate[t] = false;
                     self.w.tasks[t].pc += 1;
                     self.w.yield_task(cpu);
+                    return;
+                }
+                Op::Yield => {
+                    self.w.tasks[t].work_left = SCHED_YIELD_NS.saturating_mul(WORK_SCALE);
+                    self.fixed_rate[t] = true;
+                    self.in_run[t] = true;
                     return;
                 }
                 Op::Send { chan, bytes } => {

@@ -408,6 +408,7 @@ impl World {
         } else {
             None
         };
+        // v4.9-v6.4: the destination's child domain prefers siblings (v5.6 fair.c:8600).
         sds.prefer_sibling = child.is_some_and(|c| self.sd.domains[c].has(SD_PREFER_SIBLING));
         let local_group = self.sd.domains[d].local_group(env.dst_cpu);
         sds.local = local_group;
@@ -442,6 +443,12 @@ impl World {
             sds.total_capacity += sgs.group_capacity;
         }
         self.update_idle_cpu_scan(env);
+        // v6.5+: the busiest group's child domain decides (sg->flags, v6.8 fair.c:10605).
+        if self.config.prefer_sibling_from_busiest {
+            if let Some(b) = sds.busiest {
+                sds.prefer_sibling = self.sd.domains[d].groups[b].flags & SD_PREFER_SIBLING != 0;
+            }
+        }
         // At the root domain, refresh rd->overload.
         if self.sd.per_cpu[env.dst_cpu].len() == env.level + 1 {
             self.rd_overload = overload;
@@ -733,10 +740,19 @@ impl World {
         busiest
     }
 
-    /// `task_hot()`: ran on its CPU less than `sysctl_sched_migration_cost` ago.
-    fn task_hot(&self, env: &LbEnv, p: TaskId) -> bool {
-        if self.sd.domains[env.sd].has(SD_SHARE_CPUCAPACITY) {
+    /// `task_hot()`: ran on its CPU less than `sysctl_sched_migration_cost` ago. Never inside an
+    /// SMT domain from v5.10 ([`KernelConfig::task_hot_smt_cold`]); a buddy of its cfs_rq is hot
+    /// while the destination runs something (CACHE_HOT_BUDDY, on in every era: v4.9 fair.c:6183,
+    /// v6.8 fair.c:8820, which reads only the next buddy as v6.6+ has no last one).
+    ///
+    /// [`KernelConfig::task_hot_smt_cold`]: crate::kernel::KernelConfig::task_hot_smt_cold
+    pub(crate) fn task_hot(&self, env: &LbEnv, p: TaskId) -> bool {
+        if self.config.task_hot_smt_cold && self.sd.domains[env.sd].has(SD_SHARE_CPUCAPACITY) {
             return false;
+        }
+        let src = &self.rqs[env.src_cpu];
+        if self.rqs[env.dst_cpu].nr_running > 0 && (src.next == Some(p) || src.last == Some(p)) {
+            return true;
         }
         if self.config.sched_migration_cost_ns == 0 {
             return false;

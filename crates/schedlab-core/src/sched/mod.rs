@@ -3,7 +3,8 @@
 //!
 //! Only SCHED_NORMAL tasks exist in the model and there are no task groups, so `h_nr_running` equals
 //! `nr_running` and `task_h_load()` is the task's own `load_avg`; rt/irq pressure is absent, so
-//! `capacity_of()` equals `capacity_orig`.
+//! `capacity_of()` equals `capacity_orig_of()` (which before v5.0 is smt_gain-scaled on SMT
+//! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
 pub mod lb_v4;
@@ -21,6 +22,10 @@ use crate::trace::Counters;
 use crate::units::{Nanos, Work};
 
 pub type TaskId = usize;
+
+/// `SCHED_FIXEDPOINT_SHIFT`: 64-bit kernels keep `load.weight` this many bits finer than the
+/// `scale_load_down()`d weights the model uses.
+pub const SCHED_FIXEDPOINT_SHIFT: u32 = 10;
 
 /// `NICE_0_LOAD` after `scale_load_down()`.
 pub const NICE_0_LOAD: u64 = 1024;
@@ -166,6 +171,10 @@ pub struct Rq {
     pub util_est_enqueued: u64,
     /// `cfs_rq->skip`: the task that yielded.
     pub skip: Option<TaskId>,
+    /// `cfs_rq->next`: the next buddy (a woken task that preempted curr).
+    pub next: Option<TaskId>,
+    /// `cfs_rq->last`: the last buddy (the curr it preempted, LAST_BUDDY).
+    pub last: Option<TaskId>,
     /// An active balance is queued for this CPU's stopper.
     pub active_balance: bool,
     // Work accounting of curr.
@@ -203,6 +212,9 @@ pub struct Policy {
     pub req_khz: u32,
     pub last_update: Nanos,
     pub updated_once: bool,
+    /// `last_update` has been set (schedutil: by a frequency change, or by any evaluation without
+    /// `schedutil_rate_limit_on_change`); before that the rate limit does not apply.
+    pub rate_limited: bool,
     /// `sg_cpu->saved_idle_calls` for the busy hold of single-CPU policies.
     pub idle_calls: u64,
     /// HWP: each CPU's busy time at the start of the current window.
@@ -236,8 +248,10 @@ pub struct World {
     /// Active balances to run: (busiest CPU, destination CPU).
     pub pending_active: Vec<(usize, usize)>,
     pub smt_active: bool,
-    /// `arch_scale_cpu_capacity()` of each CPU.
+    /// `arch_scale_cpu_capacity(NULL, cpu)` of each CPU: what PELT and schedutil scale by.
     pub arch_capacity: Vec<u64>,
+    /// `capacity_orig_of()` of each CPU (`update_cpu_capacity()`, with smt_gain where it applies).
+    pub capacity_orig: Vec<u64>,
     /// `sgc->imbalance` of each group of each domain.
     pub group_imbalance: Vec<Vec<bool>>,
     /// CPUs with nothing running or queued (`idle_cpu()`), kept up to date by the runqueue code.
@@ -301,6 +315,7 @@ impl World {
                 req_khz: fd.reference_khz(),
                 last_update: 0,
                 updated_once: false,
+                rate_limited: false,
                 idle_calls: 0,
                 busy_mark: vec![0; fd.cpus.weight()],
             })
@@ -316,6 +331,9 @@ impl World {
         let min_capacity_orig = topo.capacities().first().copied().unwrap_or(1024) as u64;
         let arch_capacity = (0..n)
             .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
+            .collect();
+        let capacity_orig = (0..n)
+            .map(|c| crate::domains::capacity_orig(&topo, &config, c))
             .collect();
         let rqs = (0..n)
             .map(|cpu| Rq {
@@ -338,6 +356,8 @@ impl World {
                 next_balance: 0,
                 misfit_task_load: 0,
                 skip: None,
+                next: None,
+                last: None,
                 util_est_enqueued: 0,
                 active_balance: false,
                 rate: 0,
@@ -375,6 +395,7 @@ impl World {
             idle_mask: CpuMask::first_n(n),
             group_imbalance,
             arch_capacity,
+            capacity_orig,
             busy_since: vec![None; n],
             busy_ns: vec![0; n],
             idle_calls: vec![0; n],
@@ -416,12 +437,18 @@ impl World {
         }
     }
 
-    /// `capacity_of()`: no rt/irq pressure in the model, so `arch_scale_cpu_capacity()`.
+    /// `capacity_of()`: no rt/irq pressure in the model, so `capacity_orig_of()`.
     pub fn capacity_of(&self, cpu: usize) -> u64 {
-        self.arch_capacity[cpu]
+        self.capacity_orig[cpu]
     }
 
-    /// `arch_scale_cpu_capacity()`: what the kernel believes (see [`crate::domains::arch_scale_cpu_capacity`]).
+    /// `capacity_orig_of()`: see [`crate::domains::capacity_orig`].
+    pub fn capacity_orig_of(&self, cpu: usize) -> u64 {
+        self.capacity_orig[cpu]
+    }
+
+    /// `arch_scale_cpu_capacity(NULL, cpu)`: what the kernel believes (see
+    /// [`crate::domains::arch_scale_cpu_capacity`]); without smt_gain, which needs a domain.
     pub fn arch_scale_cpu_capacity(&self, cpu: usize) -> u64 {
         self.arch_capacity[cpu]
     }
@@ -549,3 +576,5 @@ mod lb_era_tests;
 mod sis_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_signals;

@@ -2,13 +2,23 @@
 //! (kernel/sched/fair.c, the pre-EEVDF CFS of v4.x-v6.5), and the PELT updates that go with enqueue,
 //! dequeue and the tick (`update_load_avg()`, `attach/detach_entity_load_avg()`).
 //!
-//! Simplifications: one cfs_rq per CPU (no task groups, so no hierarchical load); no buddies
-//! (NEXT_BUDDY/LAST_BUDDY are off by default); vruntime is kept absolute and renormalised against
-//! `min_vruntime` when a task changes CPU, as `migrate_task_rq_fair()` does.
+//! Buddies as the pre-EEVDF kernel has them: `check_preempt_wakeup()` makes a preempting woken
+//! task the next buddy, and (LAST_BUDDY, with at least `sched_nr_latency` tasks) the preempted curr
+//! the last buddy; `pick_next_entity()` prefers skip < last < next over the leftmost task when that
+//! is not unfair by more than a wake-up granularity ([`KernelConfig::wakeup_preempt_next_buddy`],
+//! [`KernelConfig::last_buddy`]; the NEXT_BUDDY feature, off by default, is not modelled).
+//!
+//! Simplifications: one cfs_rq per CPU (no task groups, so no hierarchical load); vruntime is kept
+//! absolute and renormalised against `min_vruntime` when a task changes CPU, as
+//! `migrate_task_rq_fair()` does, but against the old queue's `min_vruntime` at the enqueue rather
+//! than at the dequeue or wake-up.
+//!
+//! [`KernelConfig::wakeup_preempt_next_buddy`]: crate::kernel::KernelConfig::wakeup_preempt_next_buddy
+//! [`KernelConfig::last_buddy`]: crate::kernel::KernelConfig::last_buddy
 
 use super::{TaskId, TaskState, World};
-use crate::kernel::PeltInvariance;
-use crate::pelt::{Scale, SchedAvg};
+use crate::kernel::{PeltInvariance, PeltUpdate, PostInitCap};
+use crate::pelt::{Scale, SchedAvg, LOAD_AVG_MAX};
 
 /// `cfs_rq->min_vruntime` starts here so that `place_entity()`'s subtraction never underflows.
 pub const VRUNTIME_ORIGIN: u64 = 1 << 40;
@@ -119,20 +129,44 @@ impl World {
             let on_rq = self.tasks[t].state == TaskState::Runnable && self.tasks[t].cpu == cpu;
             let running = self.rqs[cpu].curr == Some(t);
             let w = self.tasks[t].weight;
-            self.tasks[t]
-                .avg
-                .update(now, w, u64::from(on_rq), u64::from(on_rq), running, scale);
+            let path = self.config.pelt_update;
+            self.tasks[t].avg.update(
+                now,
+                w,
+                u64::from(on_rq),
+                u64::from(on_rq),
+                running,
+                scale,
+                path,
+            );
         }
+        let path = self.config.pelt_update;
         let rq = &mut self.rqs[cpu];
         let load = rq.load_weight;
         let runnable = rq.nr_running as u64;
         let running = rq.curr.is_some();
-        rq.avg.update(now, 1, load, runnable, running, scale);
+        rq.avg.update(now, 1, load, runnable, running, scale, path);
     }
 
-    /// `attach_entity_load_avg()` (v5.7): the task's sums are rebuilt from its averages against the
-    /// cfs_rq's divider and added to the cfs_rq.
+    /// `attach_entity_load_avg()` (v4.15+ form, v5.7 as read): the task's sums are rebuilt from its
+    /// averages against the cfs_rq's divider and added to the cfs_rq. Before v4.15 (v4.9
+    /// fair.c:3096, v4.12 alike) the task keeps its own `period_contrib` and its sums are added as
+    /// they are (a migrated or new task has `last_update_time == 0`, so ATTACH_AGE_LOAD does not
+    /// age it).
     fn attach_entity_load_avg(&mut self, cpu: usize, t: TaskId) {
+        if self.config.pelt_update != PeltUpdate::Accumulate {
+            let rq_last = self.rqs[cpu].avg.last_update_time;
+            self.tasks[t].avg.last_update_time = rq_last;
+            let sa = self.tasks[t].avg;
+            let ra = &mut self.rqs[cpu].avg;
+            ra.load_avg += sa.load_avg;
+            ra.load_sum += sa.load_sum;
+            ra.util_avg += sa.util_avg;
+            ra.util_sum += sa.util_sum;
+            ra.runnable_avg += sa.runnable_avg;
+            ra.runnable_sum += sa.runnable_sum;
+            return;
+        }
         let rq_avg = self.rqs[cpu].avg;
         let divider = rq_avg.divider();
         let w = self.tasks[t].weight;
@@ -154,9 +188,25 @@ impl World {
 
     /// `detach_entity_load_avg()` / `remove_entity_load_avg()`: subtract, clamping at zero, and keep
     /// sums consistent with averages (`PELT_MIN_DIVIDER` clamp, v5.13+).
+    ///
+    /// Before v4.15 a migrating task leaves through `remove_entity_load_avg()` (v4.9 fair.c:3255):
+    /// the cfs_rq loses the task's averages and `average * LOAD_AVG_MAX` of each sum (the kernel
+    /// applies it at the cfs_rq's next update; here at once).
     pub(crate) fn detach_entity_load_avg(&mut self, cpu: usize, t: TaskId) {
         let sa: SchedAvg = self.tasks[t].avg;
         let w = self.tasks[t].weight;
+        if self.config.pelt_update != PeltUpdate::Accumulate {
+            let ra = &mut self.rqs[cpu].avg;
+            ra.load_avg = ra.load_avg.saturating_sub(sa.load_avg);
+            ra.load_sum = ra.load_sum.saturating_sub(sa.load_avg * LOAD_AVG_MAX);
+            ra.util_avg = ra.util_avg.saturating_sub(sa.util_avg);
+            ra.util_sum = ra.util_sum.saturating_sub(sa.util_avg * LOAD_AVG_MAX);
+            ra.runnable_avg = ra.runnable_avg.saturating_sub(sa.runnable_avg);
+            ra.runnable_sum = ra
+                .runnable_sum
+                .saturating_sub(sa.runnable_avg * LOAD_AVG_MAX);
+            return;
+        }
         let ra = &mut self.rqs[cpu].avg;
         let min = crate::pelt::PELT_MIN_DIVIDER;
         ra.load_avg = ra.load_avg.saturating_sub(sa.load_avg);
@@ -176,25 +226,47 @@ impl World {
             .max(ra.runnable_avg * min);
     }
 
-    /// `post_init_entity_util_avg()`: a new task starts with half the spare capacity of its CPU, in
-    /// proportion to the cfs_rq's current utilization per unit of load.
+    /// `post_init_entity_util_avg()`: a new task starts with half the spare capacity, in proportion
+    /// to the cfs_rq's current utilization per unit of load. The spare is taken from
+    /// [`KernelConfig::post_init_cap`] (1024 before v4.20, the CPU's capacity after). The kernel
+    /// multiplies by `se->load.weight`, which on 64-bit is `scale_load()`d (1024 << 10 for nice 0)
+    /// while `cfs_rq->avg.load_avg` is not: the proportional value is 1024 times too big, so in
+    /// practice a new task gets the cap (v4.9 fair.c:744, v5.6, v6.8 fair.c:1081 alike).
+    ///
+    /// Before v4.15 the sums are set too (`init_entity_runnable_average()`: `period_contrib` 1023,
+    /// `load_sum = load_avg * LOAD_AVG_MAX`; `util_sum = util_avg * LOAD_AVG_MAX`), since
+    /// [`World::attach_entity_load_avg`] then adds them as they are.
+    ///
+    /// [`KernelConfig::post_init_cap`]: crate::kernel::KernelConfig::post_init_cap
     fn post_init_entity_util_avg(&mut self, cpu: usize, t: TaskId) {
-        let cap = self.arch_scale_cpu_capacity(cpu);
+        let cap = match self.config.post_init_cap {
+            PostInitCap::CapacityScale => crate::units::SCHED_CAPACITY_SCALE,
+            PostInitCap::CpuCapacity => self.arch_scale_cpu_capacity(cpu),
+        };
         let rq = &self.rqs[cpu].avg;
-        let spare = cap.saturating_sub(rq.util_avg) / 2;
+        let spare = (cap as i64 - rq.util_avg as i64) / 2;
         let w = self.tasks[t].weight;
-        let util = if spare == 0 {
+        // scale_load(): the 64-bit kernel's load.weight resolution.
+        let load_weight = w << super::SCHED_FIXEDPOINT_SHIFT;
+        let util = if spare <= 0 {
             0
         } else if rq.util_avg != 0 {
-            (rq.util_avg * w / (rq.load_avg + 1)).min(spare)
+            (rq.util_avg * load_weight / (rq.load_avg + 1)).min(spare as u64)
         } else {
-            spare
+            spare as u64
         };
+        let legacy = self.config.pelt_update != PeltUpdate::Accumulate;
         let sa = &mut self.tasks[t].avg;
         sa.util_avg = util;
         // init_entity_runnable_average(): a new task starts as fully loaded.
         sa.load_avg = w;
         sa.runnable_avg = util;
+        if legacy {
+            sa.period_contrib = 1023;
+            sa.load_sum = w * LOAD_AVG_MAX;
+            sa.util_sum = util * LOAD_AVG_MAX;
+            sa.runnable_sum = util * LOAD_AVG_MAX;
+        }
     }
 
     fn queue_insert(&mut self, cpu: usize, t: TaskId) {
@@ -212,6 +284,23 @@ impl World {
         } else if let Some(pos) = q.iter().position(|e| e.1 == t) {
             q.remove(pos);
         }
+    }
+
+    /// `task_fork_fair()` (v4.9-v6.5): the child starts from its parent's vruntime when the parent is
+    /// the curr of `cpu` (it is, when it forks), `place_entity(initial)` then puts it at least one
+    /// vslice after `min_vruntime` (START_DEBIT), and the result is kept relative to that
+    /// `min_vruntime` until [`World::enqueue_task`] adds the new queue's (`Enqueue::New`). The
+    /// child-runs-first swap (`sysctl_sched_child_runs_first`, off by default) is not modelled.
+    pub fn task_fork_fair(&mut self, cpu: usize, child: TaskId, parent: Option<TaskId>) {
+        self.tasks[child].vruntime = 0;
+        if let Some(p) = parent.filter(|&p| self.rqs[cpu].curr == Some(p)) {
+            self.update_curr(cpu);
+            self.tasks[child].vruntime = self.tasks[p].vruntime;
+        }
+        self.place_entity(cpu, child, true);
+        let min = self.rqs[cpu].min_vruntime;
+        let task = &mut self.tasks[child];
+        task.vruntime = task.vruntime.wrapping_sub(min);
     }
 
     /// `place_entity()`: sleepers get at most half a latency period of credit (GENTLE_FAIR_SLEEPERS);
@@ -234,19 +323,21 @@ impl World {
         self.update_load_avg(cpu, None);
         let from = self.tasks[t].cpu;
         if from != cpu {
-            // migrate_task_rq_fair(): vruntime relative to the old queue, then to the new one.
-            let rel = self.tasks[t]
-                .vruntime
-                .saturating_sub(self.rqs[from].min_vruntime.min(self.tasks[t].vruntime));
-            self.tasks[t].vruntime = self.rqs[cpu].min_vruntime + rel;
+            // migrate_task_rq_fair(): vruntime relative to the old queue, then to the new one. The
+            // relative value may be negative (a task left of min_vruntime keeps its lead).
+            let v = self.tasks[t].vruntime;
+            self.tasks[t].vruntime = v
+                .wrapping_sub(self.rqs[from].min_vruntime)
+                .wrapping_add(self.rqs[cpu].min_vruntime);
             self.tasks[t].nr_migrations += 1;
             self.counters.migrations += 1;
             self.tasks[t].cpu = cpu;
         }
         match how {
             Enqueue::New => {
-                self.tasks[t].vruntime = self.rqs[cpu].min_vruntime;
-                self.place_entity(cpu, t, true);
+                // The relative vruntime task_fork_fair() left, against this queue.
+                let rel = self.tasks[t].vruntime;
+                self.tasks[t].vruntime = self.rqs[cpu].min_vruntime.wrapping_add(rel);
                 self.post_init_entity_util_avg(cpu, t);
                 self.attach_entity_load_avg(cpu, t);
             }
@@ -289,6 +380,8 @@ impl World {
         if self.rqs[cpu].curr == Some(t) {
             self.put_curr(cpu);
         }
+        // dequeue_entity(): clear_buddies().
+        self.clear_buddies(cpu, t);
         self.queue_remove(cpu, t);
         let rq = &mut self.rqs[cpu];
         rq.nr_running -= 1;
@@ -313,9 +406,61 @@ impl World {
         }
     }
 
-    /// `put_prev_task_fair()` + `pick_next_task_fair()` + `set_next_entity()`: the leftmost queued
-    /// task becomes curr; the previous curr, if still runnable, goes back into the tree.
-    /// Returns the new curr.
+    /// `clear_buddies()`: `t` stops being any buddy of `cpu`'s cfs_rq.
+    fn clear_buddies(&mut self, cpu: usize, t: TaskId) {
+        let rq = &mut self.rqs[cpu];
+        for b in [&mut rq.last, &mut rq.next, &mut rq.skip] {
+            if *b == Some(t) {
+                *b = None;
+            }
+        }
+    }
+
+    /// `wakeup_preempt_entity(curr, se)`: 1 when `se` is more than `wakeup_gran(se)` left of
+    /// `curr`, -1 when it is not left of it at all, 0 in between.
+    fn wakeup_preempt_entity(&self, curr: TaskId, se: TaskId) -> i32 {
+        let vdiff = self.tasks[curr].vruntime as i64 - self.tasks[se].vruntime as i64;
+        if vdiff <= 0 {
+            return -1;
+        }
+        let gran =
+            Self::calc_delta_fair(self.sched_wakeup_granularity, self.tasks[se].weight) as i64;
+        i32::from(vdiff > gran)
+    }
+
+    /// `pick_next_entity()` (v4.9-v6.5) with curr already put back in the tree (no task groups):
+    /// the leftmost task, unless it is the skip buddy and the second is not unfairly far right;
+    /// then the last buddy, then the next buddy, each if it is within a wake-up granularity of the
+    /// leftmost. Returns the position in the queue.
+    fn pick_next_entity(&self, cpu: usize) -> Option<usize> {
+        let rq = &self.rqs[cpu];
+        let q = &rq.queue;
+        let (_, left) = *q.first()?;
+        let mut se = left;
+        if rq.skip == Some(left) {
+            if let Some(&(_, second)) = q.get(1) {
+                if self.wakeup_preempt_entity(second, left) < 1 {
+                    se = second;
+                }
+            }
+        }
+        for buddy in [rq.last, rq.next].into_iter().flatten() {
+            if self.wakeup_preempt_entity(buddy, left) < 1 {
+                se = buddy;
+            }
+        }
+        if se == left {
+            return Some(0);
+        }
+        let key = (self.tasks[se].vruntime, se);
+        q.binary_search(&key)
+            .ok()
+            .or_else(|| q.iter().position(|e| e.1 == se))
+    }
+
+    /// `put_prev_task_fair()` + `pick_next_task_fair()` + `set_next_entity()`: the previous curr,
+    /// if still runnable, goes back into the tree, and [`World::pick_next_entity`]'s choice
+    /// becomes curr (its buddy marks are cleared). Returns the new curr.
     pub fn pick_next_task(&mut self, cpu: usize) -> Option<TaskId> {
         self.update_curr(cpu);
         if let Some(prev) = self.rqs[cpu].curr {
@@ -323,11 +468,9 @@ impl World {
             self.put_curr(cpu);
             self.queue_insert(cpu, prev);
         }
-        // pick_next_entity(): skip the yielding task if another is queued.
-        let skip = self.rqs[cpu].skip.take();
-        let q = &self.rqs[cpu].queue;
-        let idx = usize::from(q.len() > 1 && q.first().map(|e| e.1) == skip);
-        let (_, next) = *q.get(idx)?;
+        let idx = self.pick_next_entity(cpu)?;
+        let (_, next) = self.rqs[cpu].queue[idx];
+        self.clear_buddies(cpu, next);
         self.update_load_avg(cpu, Some(next));
         self.rqs[cpu].queue.remove(idx);
         let now = self.now;
@@ -343,10 +486,13 @@ impl World {
         Some(next)
     }
 
-    /// `yield_task_fair()`: mark curr as the skip buddy, so the next pick prefers another task, and
-    /// reschedule.
+    /// `yield_task_fair()`: clear curr's buddy marks and make it the skip buddy, so the next pick
+    /// prefers another task, and reschedule.
     pub fn yield_task(&mut self, cpu: usize) {
         self.update_curr(cpu);
+        if let Some(curr) = self.rqs[cpu].curr {
+            self.clear_buddies(cpu, curr);
+        }
         self.rqs[cpu].skip = self.rqs[cpu].curr;
         self.resched(cpu);
     }
@@ -361,6 +507,8 @@ impl World {
         let delta_exec = task.sum_exec_runtime - task.prev_sum_exec_runtime;
         if delta_exec > ideal_runtime {
             self.resched(cpu);
+            // The slice is used up: curr must not come straight back as a buddy.
+            self.clear_buddies(cpu, curr);
             return;
         }
         if delta_exec < self.sched_min_granularity {
@@ -375,18 +523,29 @@ impl World {
     }
 
     /// `check_preempt_wakeup()` with `wakeup_preempt_entity()`: a woken task preempts curr when its
-    /// vruntime is more than `wakeup_gran()` behind.
+    /// vruntime is more than `wakeup_gran()` behind. Pre-v6.6 the preempting task becomes the next
+    /// buddy, and with LAST_BUDDY and at least `sched_nr_latency` tasks on the cfs_rq the preempted
+    /// curr the last buddy (v5.6 fair.c:6599). A curr already due for rescheduling is left alone
+    /// (`test_tsk_need_resched()`).
     pub fn check_preempt_wakeup(&mut self, cpu: usize, woken: TaskId) {
         let Some(curr) = self.rqs[cpu].curr else {
             self.resched(cpu);
             return;
         };
+        if curr == woken || self.need_resched.test(cpu) {
+            return;
+        }
         self.update_curr(cpu);
-        let vdiff = self.tasks[curr].vruntime as i64 - self.tasks[woken].vruntime as i64;
-        let gran =
-            Self::calc_delta_fair(self.sched_wakeup_granularity, self.tasks[woken].weight) as i64;
-        if vdiff > gran {
+        if self.wakeup_preempt_entity(curr, woken) == 1 {
+            if self.config.wakeup_preempt_next_buddy {
+                self.rqs[cpu].next = Some(woken);
+            }
             self.resched(cpu);
+            // sched_nr_latency = sysctl_sched_latency / sysctl_sched_min_granularity.
+            let nr_latency = (self.sched_latency / self.sched_min_granularity).max(1) as usize;
+            if self.config.last_buddy && self.rqs[cpu].nr_running >= nr_latency {
+                self.rqs[cpu].last = Some(curr);
+            }
         }
     }
 
@@ -410,7 +569,8 @@ impl World {
         self.task_util(t).max(self.task_util_est_only(t))
     }
 
-    /// `cpu_util_cfs()` (v5.7): max(util_avg, util_est.enqueued) clamped to the CPU's capacity.
+    /// `cpu_util_cfs()` (v5.7): max(util_avg, util_est.enqueued) clamped to `capacity_orig_of()`
+    /// (v4.9 `cpu_util()` clamps likewise, to the smt_gain capacity on SMT threads).
     pub fn cpu_util(&self, cpu: usize) -> u64 {
         let rq = &self.rqs[cpu];
         let util = if self.config.util_est {
@@ -418,7 +578,7 @@ impl World {
         } else {
             rq.avg.util_avg
         };
-        util.min(self.arch_scale_cpu_capacity(cpu))
+        util.min(self.capacity_orig_of(cpu))
     }
 
     /// `cpu_util_without()`: the CPU's utilization without `p`'s contribution if it is attached here.
@@ -436,7 +596,7 @@ impl World {
             }
             util = util.max(est);
         }
-        util.min(self.arch_scale_cpu_capacity(cpu))
+        util.min(self.capacity_orig_of(cpu))
     }
 
     /// `util_est_update()` at a dequeue for sleep (v5.7 `util_est_dequeue()`): remember util_avg,
@@ -444,7 +604,7 @@ impl World {
     /// within 1% or the task used more than the CPU could give.
     fn util_est_update(&mut self, cpu: usize, t: TaskId) {
         let util = self.task_util(t);
-        let cap = self.arch_scale_cpu_capacity(cpu);
+        let cap = self.capacity_orig_of(cpu);
         let task = &mut self.tasks[t];
         task.util_est_enqueued = util;
         if task.util_est_ewma < util {

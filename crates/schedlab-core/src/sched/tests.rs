@@ -25,6 +25,7 @@ pub(super) fn add_task(w: &mut World, cpu: usize, util: u64) -> TaskId {
     let id = w.tasks.len();
     let all = w.topo.all_cpus();
     w.tasks.push(Task::new(id, cpu, all, 0, None, 0));
+    w.task_fork_fair(cpu, id, None);
     w.enqueue_task(cpu, id, Enqueue::New);
     w.tasks[id].avg.util_avg = util;
     w.tasks[id].avg.runnable_avg = util;

@@ -187,9 +187,11 @@ impl World {
     fn sync_entity_load_avg(&mut self, p: TaskId) {
         let last = self.rqs[self.tasks[p].cpu].avg.last_update_time;
         let w = self.tasks[p].weight;
+        let path = self.config.pelt_update;
         let sa = &mut self.tasks[p].avg;
         if last > sa.last_update_time {
-            sa.update(last, w, 0, 0, false, crate::pelt::Scale::Time);
+            // A blocked update: nothing runs, so the scale style does not matter.
+            sa.update(last, w, 0, 0, false, crate::pelt::Scale::Time, path);
         }
     }
 

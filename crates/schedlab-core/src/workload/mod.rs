@@ -86,7 +86,8 @@ pub enum Op {
     /// remembered).
     Suspend(usize),
     Resume(usize),
-    /// `sched_yield()`: let the next task on this CPU run (`yield_task_fair()`'s skip buddy).
+    /// `sched_yield()`: let the next task on this CPU run (`yield_task_fair()`'s skip buddy),
+    /// after the system call's own time (`engine::ops::SCHED_YIELD_NS`).
     Yield,
     /// Write `bytes` into channel `chan` (a socket or pipe), blocking while its buffer lacks room;
     /// wakes a reader (`WF_SYNC`, as socket and pipe writes do).

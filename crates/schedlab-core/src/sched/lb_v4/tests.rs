@@ -110,6 +110,12 @@ fn three_on_cpu4(imbalanced: bool) -> World {
     }
     let die = w.sd.per_cpu[0][1];
     let big = w.sd.domains[die].local_group(4);
+    // v4.16 sets SD_PREFER_SIBLING on MC too, and with it the busiest group's 3 tasks (more than
+    // the local 0 + 1) would force the balance on their own; without it only sg_imbalanced() can.
+    for cpu in [0, 4] {
+        let mc = w.sd.per_cpu[cpu][0];
+        w.sd.domains[mc].flags &= !crate::domains::flags::SD_PREFER_SIBLING;
+    }
     // As a pass at MC leaves it when affinity kept it from reaching balance.
     w.group_imbalance[die][big] = imbalanced;
     w.log = Some(Vec::new());
