@@ -11,9 +11,11 @@ use serde::{Deserialize, Serialize};
 
 mod baselines;
 mod patches;
+mod switches;
 
-pub use baselines::{baseline, Baseline, BASELINES};
+pub use baselines::{baseline, newest, Baseline, BASELINES};
 pub use patches::{apply_changes, build_config, patch, Patch, PATCHES};
+pub use switches::{diff, switch_doc, SwitchDiff, SwitchDoc, SWITCHES};
 
 /// How PELT makes its signals invariant (kernel-facts.md §1.3).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,8 +136,9 @@ pub struct KernelConfig {
     /// CONFIG_HZ: tick rate, which paces PELT-free periodic work: tick preemption, periodic balance.
     pub hz: u32,
     pub pelt_invariance: PeltInvariance,
-    /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm64 cpufreq, x86 APERF/MPERF
-    /// v5.7+). Off means it returns 1024 always.
+    /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm/arm64 cpufreq
+    /// `topology_set_freq_scale()` v4.15+, x86 APERF/MPERF v5.7+). Off means it returns 1024 always
+    /// (arm64 before v4.15; x86 before v5.7, which the x86 scenarios set in their variants).
     pub frequency_invariance: bool,
     pub freq_invariance_max: FreqInvarianceMax,
     /// Whether `arch_scale_cpu_capacity()` reports the machine's capacities (arm/arm64 with
@@ -149,10 +152,12 @@ pub struct KernelConfig {
     /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
     /// only acts under `SD_ASYM_CPUCAPACITY`.
     pub misfit: bool,
-    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6): a task that does not fit ~80% of
-    /// min(capacity(prev), capacity(waker)) skips the affine fast path.
+    /// `wake_cap()` in `select_task_rq_fair()` (v4.8-v5.6: absent in v4.7-rc3, removed in v5.7): a
+    /// task that does not fit ~80% of min(capacity(prev), capacity(waker)) skips the affine fast
+    /// path. It acts only when the CPUs' capacities differ by more than 1/8.
     pub wake_cap: bool,
-    /// v4.9 `sd_init()`: SD_BALANCE_WAKE on an SD_ASYM_CPUCAPACITY domain and every domain below.
+    /// `sd_init()` (v4.8-v5.6: absent in v4.7-rc3, gone in v5.7): SD_BALANCE_WAKE on an
+    /// SD_ASYM_CPUCAPACITY domain and every domain below. Acts only where that flag is set.
     pub balance_wake_on_asym: bool,
     pub find_idlest: FindIdlest,
     /// With [`FindIdlest::SpareCapacity`], whether fork placement uses spare capacity too. Mainline
@@ -171,7 +176,8 @@ pub struct KernelConfig {
     /// `SD_ASYM_PACKING` levels and priority; `None` in mainline arm64.
     pub asym_packing: Option<AsymPacking>,
     pub smt_domain: SmtDomainSpan,
-    /// `SD_PREFER_SIBLING` on every non-NUMA level (v5.x+); v4.x set it on SMT and DIE only.
+    /// `sd_init()` sets `SD_PREFER_SIBLING` on every non-NUMA level, the LLC (MC) included (v4.16+:
+    /// present in v4.16.13, absent in v4.14.4); before, on SMT and DIE only.
     pub prefer_sibling_all_levels: bool,
     /// `group_smt_balance` and `smt_balance()` (v6.6+, Tim Chen): an idle CPU pulls from an SMT
     /// group running more than one task.

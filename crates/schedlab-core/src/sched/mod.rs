@@ -462,4 +462,6 @@ impl World {
 }
 
 #[cfg(test)]
+mod baseline_tests;
+#[cfg(test)]
 mod tests;
