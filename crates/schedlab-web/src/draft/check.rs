@@ -9,6 +9,7 @@
 
 use schedlab_core::domains::SchedDomains;
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
+use schedlab_core::kernel::{self, SwitchDiff};
 use schedlab_core::Error;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,52 @@ pub struct Checked {
     pub domains: Vec<(String, DomainsVm)>,
     /// The preset the machine form equals, if any.
     pub machine_preset: Option<String>,
+    /// What each column's kernel is, for "What each patch changes", for each variant whose
+    /// kernel builds.
+    pub kernels: Vec<ColumnKernel>,
+}
+
+/// A column's kernel as switch rows (`kernel::diff`), computed here so the page never links the
+/// switch table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColumnKernel {
+    pub variant: String,
+    pub baseline: String,
+    /// What the baseline stands for (`Baseline::stands_for`).
+    pub stands_for: String,
+    /// The newest baseline, which `baseline_rows` compare with: a developer knows today's kernel,
+    /// and the columns of a scenario nearly always share one baseline, so comparing with the
+    /// first column's would say nothing.
+    pub newest: String,
+    /// The baseline's switches that differ from the newest baseline's (`a` is this baseline's).
+    pub baseline_rows: Vec<SwitchDiff>,
+    /// What the column changes over its baseline: its patches, config changes and governor
+    /// (`a` is the baseline's value, `b` the column's).
+    pub variant_rows: Vec<SwitchDiff>,
+}
+
+/// The rows of each built variant.
+fn column_kernels(
+    variants: &[Option<(schedlab_core::experiment::VariantSpec, kernel::KernelConfig)>],
+) -> Vec<ColumnKernel> {
+    let newest = kernel::newest();
+    let newest_config = (newest.config)();
+    variants
+        .iter()
+        .flatten()
+        .filter_map(|(spec, config)| {
+            let b = kernel::BASELINES.iter().find(|b| b.name == spec.baseline)?;
+            let base = (b.config)();
+            Some(ColumnKernel {
+                variant: spec.name.clone(),
+                baseline: b.name.to_string(),
+                stands_for: b.stands_for.to_string(),
+                newest: newest.name.to_string(),
+                baseline_rows: kernel::diff(&base, &newest_config),
+                variant_rows: kernel::diff(&base, config),
+            })
+        })
+        .collect()
 }
 
 /// Builds the forms into a scenario, with the problems found and the domain views.
@@ -65,11 +112,13 @@ pub fn check(forms: &Forms) -> Checked {
             .collect(),
         None => Vec::new(),
     };
+    let kernels = column_kernels(&variants);
     let failed = |problems: Problems| Checked {
         scenario: None,
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
+        kernels: kernels.clone(),
     };
     // `Some(None)`: nothing swept; `None`: the sweep has a problem.
     let sweep = match sweep {
@@ -110,6 +159,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems: p,
         domains,
         machine_preset,
+        kernels,
     }
 }
 
@@ -152,5 +202,38 @@ mod tests {
         assert!(checked.problems.get(workload::SWEEP_VALUES_ID).is_some());
         assert_eq!(checked.domains.len(), 2);
         assert_eq!(checked.machine_preset.as_deref(), Some("hikey960-dynamiq"));
+        assert_eq!(checked.kernels.len(), 2);
+    }
+
+    #[test]
+    fn each_column_gets_its_baseline_against_the_newest_and_its_own_changes() {
+        let d = Draft::new(&scenarios::builtin("tc2-wakeup-sysbench").unwrap());
+        let checked = check(&d.forms());
+        assert_eq!(checked.kernels.len(), 3);
+        let base = &checked.kernels[0];
+        assert_eq!(
+            (base.baseline.as_str(), base.newest.as_str()),
+            ("v4.7", "v6.8")
+        );
+        let find = |rows: &[SwitchDiff], k: &str| rows.iter().find(|r| r.switch == k).cloned();
+        let wake_cap = find(&base.baseline_rows, "wake_cap");
+        assert!(wake_cap.is_none(), "v4.7 and v6.8 both lack wake_cap()");
+        let fi = find(&base.baseline_rows, "find_idlest").unwrap();
+        assert_eq!((fi.a.as_str(), fi.b.as_str()), ("\"load\"", "\"classify\""));
+        assert!(fi.function.contains("find_idlest_group"));
+        // The baseline column changes only the governor; the series' column its switches too.
+        let gov: Vec<_> = base
+            .variant_rows
+            .iter()
+            .map(|r| r.switch.as_str())
+            .collect();
+        assert_eq!(gov, ["governor"]);
+        let patched = &checked.kernels[1];
+        assert!(find(&patched.variant_rows, "wake_cap").is_some());
+        // A newest-baseline column has nothing to say against itself.
+        let d = Draft::new(&scenarios::builtin("juno-use-all-littles").unwrap());
+        let mut forms = d.forms();
+        forms.variants[0].baseline = "v6.8".into();
+        assert!(check(&forms).kernels[0].baseline_rows.is_empty());
     }
 }
