@@ -144,11 +144,13 @@ fn patch_notes(kernels: &[ColumnKernel]) -> Html {
                     </>
                 }) }
             </dl>
-            <h4 class="kernel-notes-head">{"What each column's kernel is"}</h4>
-            if kernels.is_empty() {
-                <p class="hint">{"Shown once the variants build."}</p>
-            }
-            { for kernels.iter().enumerate().map(|(i, k)| column_kernel(i, k, kernels)) }
+            <div class="kernel-notes" id="kernel-notes">
+                <h4 class="kernel-notes-head">{"What each column's kernel is"}</h4>
+                if kernels.is_empty() {
+                    <p class="hint">{"Shown once the variants build."}</p>
+                }
+                { for kernels.iter().enumerate().map(|(i, k)| column_kernel(i, k, kernels)) }
+            </div>
         </details>
     }
 }
