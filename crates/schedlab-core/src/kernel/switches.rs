@@ -56,7 +56,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
     SwitchDoc {
         key: "frequency_invariance",
         function: "arch_scale_freq_capacity() (topology_get_freq_scale, arch_freq_scale)",
-        versions: "arm/arm64 v4.15+ (topology_set_freq_scale()); x86 v5.7+ (1567c3e3467c), which x86 variants set",
+        versions: "arm/arm64 v4.15+ (topology_set_freq_scale(); absent in v4.14.4, in v4.16.13); x86 v5.7+ (1567c3e3467c), which x86 variants set",
         meaning: "PELT and schedutil see cur/max frequency; off: 1024 always",
         eras: &[("v4.7", "false"), ("v4.15", "true")],
     },
@@ -70,7 +70,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
     SwitchDoc {
         key: "arch_cpu_capacity",
         function: "arch_scale_cpu_capacity() (topology_get_cpu_scale)",
-        versions: "arm64 v4.10+ (capacity-dmips-mhz); arm v4.9 gives 1024 on TC2's v4.9 DT",
+        versions: "arm64 v4.10+ (capacity-dmips-mhz; absent in v4.9.115, in v4.10.17); arm v4.9 gives 1024 on TC2's v4.9 DT",
         meaning: "the scheduler sees the machine's CPU capacities; off: every CPU is 1024",
         eras: &[("v4.7", "false"), ("v4.10", "true")],
     },
