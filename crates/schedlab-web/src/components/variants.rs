@@ -8,7 +8,6 @@ use schedlab_core::kernel::{BASELINES, PATCHES};
 use yew::prelude::*;
 
 use crate::components::field::{CheckField, SelectField, TextField};
-use crate::draft::check::ColumnKernel;
 use crate::draft::variants::{field_id, governor_by_name, governor_name, GOVERNORS, MAX_VARIANTS};
 use crate::draft::{Draft, Edit};
 
@@ -114,7 +113,7 @@ pub fn VariantsEditor(props: &VariantsProps) -> Html {
     let on_add = edit.reform(|_: MouseEvent| Edit::AddVariant);
     html! {
         <div class="editor variants-editor" id="variants">
-            { patch_notes(&d.kernels) }
+            { patch_notes(&d.kernel_notes) }
             <div class="variant-cards">{ for cards }</div>
             <button type="button" class="secondary" id="add-variant" onclick={on_add}
                 disabled={disabled || n >= MAX_VARIANTS}>{"Add variant (a copy of the last)"}</button>
@@ -125,9 +124,9 @@ pub fn VariantsEditor(props: &VariantsProps) -> Html {
 /// What each patch is and which configuration switches it flips (its merge patch over the
 /// baseline's `KernelConfig`), then what each column's kernel is: its baseline's switches that
 /// differ from the newest baseline, and the column's own changes, with the kernel function each
-/// switch models (rows computed by the check worker). In a disclosure that the keyboard reaches,
-/// unlike a tooltip.
-fn patch_notes(kernels: &[ColumnKernel]) -> Html {
+/// switch models (text from the check worker, so the page links no switch table). In a disclosure
+/// that the keyboard reaches, unlike a tooltip.
+fn patch_notes(kernel_notes: &[String]) -> Html {
     html! {
         <details class="patch-notes" id="patch-notes">
             <summary>{"What each patch changes"}</summary>
@@ -146,66 +145,10 @@ fn patch_notes(kernels: &[ColumnKernel]) -> Html {
             </dl>
             <div class="kernel-notes" id="kernel-notes">
                 <h4 class="kernel-notes-head">{"What each column's kernel is"}</h4>
-                if kernels.is_empty() {
-                    <p class="hint">{"Shown once the variants build."}</p>
-                }
-                { for kernels.iter().enumerate().map(|(i, k)| column_kernel(i, k, kernels)) }
+                { for kernel_notes.iter().enumerate().map(|(i, t)| html! {
+                    <pre class="mono patch-changes kernel-note" id={format!("kernel-note-{i}")}>{ t.clone() }</pre>
+                }) }
             </div>
         </details>
-    }
-}
-
-/// One column: its baseline against the newest (once per baseline), then its own changes.
-fn column_kernel(i: usize, k: &ColumnKernel, all: &[ColumnKernel]) -> Html {
-    let first_with_baseline = all.iter().position(|o| o.baseline == k.baseline) == Some(i);
-    let baseline_part = if k.baseline_rows.is_empty() {
-        html! { <p class="hint">{ format!("{} is the newest baseline.", k.baseline) }</p> }
-    } else if first_with_baseline {
-        html! {
-            <>
-                <p class="hint">{ format!("Switches {} sets differently from {}:", k.baseline, k.newest) }</p>
-                { switch_table(&k.baseline_rows, &k.baseline, &k.newest) }
-            </>
-        }
-    } else {
-        html! { <p class="hint">{ format!("Baseline {}: as above.", k.baseline) }</p> }
-    };
-    let own_part = if k.variant_rows.is_empty() {
-        html! { <p class="hint">{ format!("No changes over {}.", k.baseline) }</p> }
-    } else {
-        html! {
-            <>
-                <p class="hint">{ format!("This column's changes over {}:", k.baseline) }</p>
-                { switch_table(&k.variant_rows, &k.baseline, "this column") }
-            </>
-        }
-    };
-    html! {
-        <section class="kernel-note" id={format!("kernel-note-{i}")}>
-            <h5>{ format!("Column {}: {}", i + 1, k.variant) }
-                <small>{ format!(" · baseline {} ({})", k.baseline, k.stands_for) }</small></h5>
-            { baseline_part }
-            { own_part }
-        </section>
-    }
-}
-
-fn switch_table(rows: &[schedlab_core::kernel::SwitchDiff], a: &str, b: &str) -> Html {
-    html! {
-        <div class="switch-diff-wrap">
-            <table class="switch-diff">
-                <thead><tr><th>{"switch"}</th><th>{ a.to_string() }</th><th>{ b.to_string() }</th><th>{"models (kernel function, versions)"}</th></tr></thead>
-                <tbody>
-                    { for rows.iter().map(|r| html! {
-                        <tr>
-                            <td class="mono">{ r.switch.clone() }</td>
-                            <td class="mono">{ r.a.clone() }</td>
-                            <td class="mono">{ r.b.clone() }</td>
-                            <td><code>{ r.function.clone() }</code><br /><span class="hint">{ format!("{}; {}", r.versions, r.meaning) }</span></td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
     }
 }

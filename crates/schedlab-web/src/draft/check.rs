@@ -8,8 +8,9 @@
 //! plain Rust, so the tests call it directly.
 
 use schedlab_core::domains::SchedDomains;
+use schedlab_core::experiment::VariantSpec;
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
-use schedlab_core::kernel::{self, SwitchDiff};
+use schedlab_core::kernel::{self, KernelConfig, SwitchDiff};
 use schedlab_core::Error;
 use serde::{Deserialize, Serialize};
 
@@ -41,52 +42,69 @@ pub struct Checked {
     pub domains: Vec<(String, DomainsVm)>,
     /// The preset the machine form equals, if any.
     pub machine_preset: Option<String>,
-    /// What each column's kernel is, for "What each patch changes", for each variant whose
-    /// kernel builds.
-    pub kernels: Vec<ColumnKernel>,
+    /// What each column's kernel is, for "What each patch changes": one text per variant whose
+    /// kernel builds (see [`kernel_notes`]). Text, so the page links no switch table and no row
+    /// types.
+    pub kernel_notes: Vec<String>,
 }
 
-/// A column's kernel as switch rows (`kernel::diff`), computed here so the page never links the
-/// switch table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ColumnKernel {
-    pub variant: String,
-    pub baseline: String,
-    /// What the baseline stands for (`Baseline::stands_for`).
-    pub stands_for: String,
-    /// The newest baseline, which `baseline_rows` compare with: a developer knows today's kernel,
-    /// and the columns of a scenario nearly always share one baseline, so comparing with the
-    /// first column's would say nothing.
-    pub newest: String,
-    /// The baseline's switches that differ from the newest baseline's (`a` is this baseline's).
-    pub baseline_rows: Vec<SwitchDiff>,
-    /// What the column changes over its baseline: its patches, config changes and governor
-    /// (`a` is the baseline's value, `b` the column's).
-    pub variant_rows: Vec<SwitchDiff>,
-}
-
-/// The rows of each built variant.
-fn column_kernels(
-    variants: &[Option<(schedlab_core::experiment::VariantSpec, kernel::KernelConfig)>],
-) -> Vec<ColumnKernel> {
+/// Each built column's kernel as text: its baseline's switches that differ from the newest
+/// baseline's (once per baseline: a developer knows today's kernel, and the columns of a scenario
+/// nearly always share one baseline, so comparing with the first column's would say nothing),
+/// then what the column changes over its baseline (patches, config changes, governor); each
+/// switch with both values, the kernel function it models and its versions (`kernel::diff`).
+pub fn kernel_notes(variants: &[Option<(VariantSpec, KernelConfig)>]) -> Vec<String> {
     let newest = kernel::newest();
     let newest_config = (newest.config)();
+    let mut seen: Vec<(&str, usize)> = Vec::new();
     variants
         .iter()
-        .flatten()
-        .filter_map(|(spec, config)| {
+        .enumerate()
+        .filter_map(|(i, v)| v.as_ref().map(|(spec, config)| (i, spec, config)))
+        .filter_map(|(i, spec, config)| {
             let b = kernel::BASELINES.iter().find(|b| b.name == spec.baseline)?;
             let base = (b.config)();
-            Some(ColumnKernel {
-                variant: spec.name.clone(),
-                baseline: b.name.to_string(),
-                stands_for: b.stands_for.to_string(),
-                newest: newest.name.to_string(),
-                baseline_rows: kernel::diff(&base, &newest_config),
-                variant_rows: kernel::diff(&base, config),
-            })
+            let mut t = format!(
+                "Column {}: {}, baseline {} ({})\n",
+                i + 1,
+                spec.name,
+                b.name,
+                b.stands_for
+            );
+            if b.name == newest.name {
+                t.push_str(&format!("{} is the newest baseline.\n", b.name));
+            } else if let Some((_, col)) = seen.iter().find(|(n, _)| *n == b.name) {
+                t.push_str(&format!(
+                    "{} against {}: as column {}.\n",
+                    b.name, newest.name, col
+                ));
+            } else {
+                seen.push((b.name, i + 1));
+                t.push_str(&format!(
+                    "{} against {} (the newest baseline):\n",
+                    b.name, newest.name
+                ));
+                rows(&mut t, &kernel::diff(&base, &newest_config));
+            }
+            let own = kernel::diff(&base, config);
+            if own.is_empty() {
+                t.push_str(&format!("No changes over {}.\n", b.name));
+            } else {
+                t.push_str(&format!("This column over {}:\n", b.name));
+                rows(&mut t, &own);
+            }
+            Some(t)
         })
         .collect()
+}
+
+fn rows(t: &mut String, rows: &[SwitchDiff]) {
+    for r in rows {
+        t.push_str(&format!(
+            "  {}: {} -> {}\n      {}; {}\n",
+            r.switch, r.a, r.b, r.function, r.versions
+        ));
+    }
 }
 
 /// Builds the forms into a scenario, with the problems found and the domain views.
@@ -112,13 +130,13 @@ pub fn check(forms: &Forms) -> Checked {
             .collect(),
         None => Vec::new(),
     };
-    let kernels = column_kernels(&variants);
+    let kernel_notes = kernel_notes(&variants);
     let failed = |problems: Problems| Checked {
         scenario: None,
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
-        kernels: kernels.clone(),
+        kernel_notes: kernel_notes.clone(),
     };
     // `Some(None)`: nothing swept; `None`: the sweep has a problem.
     let sweep = match sweep {
@@ -159,7 +177,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems: p,
         domains,
         machine_preset,
-        kernels,
+        kernel_notes,
     }
 }
 
@@ -202,38 +220,44 @@ mod tests {
         assert!(checked.problems.get(workload::SWEEP_VALUES_ID).is_some());
         assert_eq!(checked.domains.len(), 2);
         assert_eq!(checked.machine_preset.as_deref(), Some("hikey960-dynamiq"));
-        assert_eq!(checked.kernels.len(), 2);
+        assert_eq!(checked.kernel_notes.len(), 2);
     }
 
     #[test]
     fn each_column_gets_its_baseline_against_the_newest_and_its_own_changes() {
         let d = Draft::new(&scenarios::builtin("tc2-wakeup-sysbench").unwrap());
-        let checked = check(&d.forms());
-        assert_eq!(checked.kernels.len(), 3);
-        let base = &checked.kernels[0];
-        assert_eq!(
-            (base.baseline.as_str(), base.newest.as_str()),
-            ("v4.7", "v6.8")
+        let notes = check(&d.forms()).kernel_notes;
+        assert_eq!(notes.len(), 3);
+        let base = &notes[0];
+        assert!(
+            base.contains("v4.7 against v6.8 (the newest baseline):"),
+            "{base}"
         );
-        let find = |rows: &[SwitchDiff], k: &str| rows.iter().find(|r| r.switch == k).cloned();
-        let wake_cap = find(&base.baseline_rows, "wake_cap");
-        assert!(wake_cap.is_none(), "v4.7 and v6.8 both lack wake_cap()");
-        let fi = find(&base.baseline_rows, "find_idlest").unwrap();
-        assert_eq!((fi.a.as_str(), fi.b.as_str()), ("\"load\"", "\"classify\""));
-        assert!(fi.function.contains("find_idlest_group"));
+        assert!(
+            base.contains("find_idlest: \"load\" -> \"classify\""),
+            "{base}"
+        );
+        assert!(base.contains("find_idlest_group()"), "{base}");
+        assert!(
+            !base.contains("wake_cap"),
+            "v4.7 and v6.8 both lack wake_cap(): {base}"
+        );
         // The baseline column changes only the governor; the series' column its switches too.
-        let gov: Vec<_> = base
-            .variant_rows
-            .iter()
-            .map(|r| r.switch.as_str())
-            .collect();
-        assert_eq!(gov, ["governor"]);
-        let patched = &checked.kernels[1];
-        assert!(find(&patched.variant_rows, "wake_cap").is_some());
+        let own = base.split("This column over v4.7:").nth(1).unwrap();
+        assert!(
+            own.contains("governor") && !own.contains("find_idlest"),
+            "{own}"
+        );
+        assert!(
+            notes[1].contains("v4.7 against v6.8: as column 1."),
+            "{}",
+            notes[1]
+        );
+        assert!(notes[1].contains("wake_cap: false -> true"), "{}", notes[1]);
         // A newest-baseline column has nothing to say against itself.
         let d = Draft::new(&scenarios::builtin("juno-use-all-littles").unwrap());
         let mut forms = d.forms();
         forms.variants[0].baseline = "v6.8".into();
-        assert!(check(&forms).kernels[0].baseline_rows.is_empty());
+        assert!(check(&forms).kernel_notes[0].contains("v6.8 is the newest baseline."));
     }
 }

@@ -27,7 +27,7 @@ use schedlab_core::kernel::Governor;
 use schedlab_core::topology::{presets, FreqDomainSpan, LlcSpan};
 
 use crate::viewmodel::DomainsVm;
-use check::{Checked, ColumnKernel, Forms};
+use check::{Checked, Forms};
 use machine::MachineForm;
 pub use parse::Problems;
 use variants::{unique_name, VariantForm, MAX_VARIANTS};
@@ -98,8 +98,8 @@ pub struct Draft {
     pub domains: Rc<Vec<(String, DomainsVm)>>,
     /// The preset the machine form equals, whatever the state of the other forms.
     pub machine_preset: Option<String>,
-    /// Each built column's kernel as switch rows, from the check worker.
-    pub kernels: Rc<Vec<ColumnKernel>>,
+    /// Each built column's kernel as text, from the check worker (`check::kernel_notes`).
+    pub kernel_notes: Rc<Vec<String>>,
     /// The forms' revision: unique over all drafts of the page, so an answer meant for another
     /// draft or an earlier edit is never taken.
     revision: u64,
@@ -140,7 +140,7 @@ impl Draft {
             problems: Problems::default(),
             domains: Rc::new(Vec::new()),
             machine_preset,
-            kernels: Rc::new(Vec::new()),
+            kernel_notes: Rc::new(Vec::new()),
             revision: 0,
             checked: None,
             due: false,
@@ -188,7 +188,7 @@ impl Draft {
         };
         self.domains = Rc::new(checked.domains);
         self.machine_preset = checked.machine_preset;
-        self.kernels = Rc::new(checked.kernels);
+        self.kernel_notes = Rc::new(checked.kernel_notes);
         self.checked = Some(revision);
         true
     }
