@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+mod kernels;
+
 #[derive(Parser)]
 #[command(
     name = "schedlab",
@@ -38,6 +40,14 @@ enum Report {
 enum Command {
     /// Machine presets, baselines, patches and built-in scenarios.
     List,
+    /// The baseline kernels and the version each stands for; `kernels diff A B` prints the switches
+    /// two kernels set differently, with the kernel function each models and its versions.
+    Kernels {
+        #[command(subcommand)]
+        cmd: Option<KernelsCmd>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: ListFormat,
+    },
     /// The sched-domain hierarchy of a machine preset under a kernel configuration.
     Domains {
         preset: String,
@@ -90,6 +100,25 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ListFormat {
+    Table,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum KernelsCmd {
+    /// The switches A and B set differently. Each is a baseline (`v5.2`), a baseline with patches
+    /// (`v6.7+util-shr-bound`), or a scenario's variant (`juno-use-all-littles:v6.7`,
+    /// `my.json:NAME`).
+    Diff {
+        a: String,
+        b: String,
+        #[arg(long, value_enum, default_value = "table")]
+        format: ListFormat,
     },
 }
 
@@ -150,6 +179,18 @@ fn main() -> ExitCode {
 fn run(cmd: Command) -> Result<String, Error> {
     match cmd {
         Command::List => Ok(list()),
+        Command::Kernels { cmd: None, format } => {
+            Ok(kernels::list(matches!(format, ListFormat::Json)))
+        }
+        Command::Kernels {
+            cmd: Some(KernelsCmd::Diff { a, b, format }),
+            format: outer,
+        } => {
+            let a = kernels::resolve(&a, load_scenario)?;
+            let b = kernels::resolve(&b, load_scenario)?;
+            let json = matches!(format, ListFormat::Json) || matches!(outer, ListFormat::Json);
+            Ok(kernels::diff(&a, &b, json))
+        }
         Command::Domains {
             preset,
             baseline,
@@ -340,7 +381,7 @@ fn list() -> String {
     {
         s.push_str(&format!("  {name:<20} {summary}\n"));
     }
-    s.push_str("baseline kernels:\n");
+    s.push_str("baseline kernels (details: schedlab kernels):\n");
     for b in kernel::BASELINES {
         s.push_str(&format!("  {:<20} {}\n", b.name, b.summary));
     }

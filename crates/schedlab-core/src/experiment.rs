@@ -292,7 +292,13 @@ impl Plan {
         let mut variants = Vec::new();
         for v in &scenario.variants {
             let config = build_config(&v.baseline, &v.patches, v.config.as_ref(), v.governor)
-                .map_err(|e| e.context(&format!("variant '{}'", v.name)))?;
+                .map_err(|e| match e {
+                    // An unknown baseline or patch is the variant's kernel configuration.
+                    unknown @ Error::Unknown { .. } => {
+                        Error::Config(format!("variant '{}': {unknown}", v.name))
+                    }
+                    e => e.context(&format!("variant '{}'", v.name)),
+                })?;
             let domains = SchedDomains::build(&topo, &config)?;
             variants.push(PlannedVariant {
                 name: v.name.clone(),

@@ -72,6 +72,17 @@ pub enum LegacyImbalancePath {
     CalculateImbalance,
 }
 
+impl LegacyImbalancePath {
+    /// The kernel's name for the path: the function or label that set the imbalance.
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            LegacyImbalancePath::CheckAsymPacking => "check_asym_packing",
+            LegacyImbalancePath::ForceBalance => "force_balance",
+            LegacyImbalancePath::CalculateImbalance => "calculate_imbalance",
+        }
+    }
+}
+
 /// The figures of a pre-v5.5 imbalance computation (`calculate_imbalance()` and
 /// `fix_small_imbalance()`), as that kernel's source names them.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,11 +271,7 @@ impl Decision {
                     s.push_str(&format!(", imbalance {} (load)", b.imbalance));
                 }
                 if let Some(l) = &b.legacy {
-                    let path = match l.path {
-                        LegacyImbalancePath::CheckAsymPacking => "check_asym_packing",
-                        LegacyImbalancePath::ForceBalance => "force_balance",
-                        LegacyImbalancePath::CalculateImbalance => "calculate_imbalance",
-                    };
+                    let path = l.path.kernel_name();
                     s.push_str(&format!(
                         "\n    {path}: avg_load sd {} local {} busiest {}, load_per_task {}",
                         l.avg_load, l.local_avg_load, l.busiest_avg_load, l.load_per_task

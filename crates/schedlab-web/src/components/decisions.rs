@@ -47,6 +47,9 @@ fn entry_view(e: &DecisionEntryVm) -> Html {
         if let Some(m) = &e.migration_type {
             <span class="badge" title="migration_type">{ m.clone() }</span>
         }
+        if let Some(p) = &e.imbalance_path {
+            <span class="badge" title="how the pre-v5.5 balancer set the imbalance">{ p.clone() }</span>
+        }
         if let Some(i) = e.imbalance {
             <span class="badge" title="env->imbalance">{ format!("imbalance {i}") }</span>
         }

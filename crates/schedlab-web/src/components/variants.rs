@@ -113,7 +113,7 @@ pub fn VariantsEditor(props: &VariantsProps) -> Html {
     let on_add = edit.reform(|_: MouseEvent| Edit::AddVariant);
     html! {
         <div class="editor variants-editor" id="variants">
-            { patch_notes() }
+            { patch_notes(&d.kernel_notes) }
             <div class="variant-cards">{ for cards }</div>
             <button type="button" class="secondary" id="add-variant" onclick={on_add}
                 disabled={disabled || n >= MAX_VARIANTS}>{"Add variant (a copy of the last)"}</button>
@@ -122,8 +122,11 @@ pub fn VariantsEditor(props: &VariantsProps) -> Html {
 }
 
 /// What each patch is and which configuration switches it flips (its merge patch over the
-/// baseline's `KernelConfig`), in a disclosure that the keyboard reaches, unlike a tooltip.
-fn patch_notes() -> Html {
+/// baseline's `KernelConfig`), then what each column's kernel is: its baseline's switches that
+/// differ from the newest baseline, and the column's own changes, with the kernel function each
+/// switch models (text from the check worker, so the page links no switch table). In a disclosure
+/// that the keyboard reaches, unlike a tooltip.
+fn patch_notes(kernel_notes: &[String]) -> Html {
     html! {
         <details class="patch-notes" id="patch-notes">
             <summary>{"What each patch changes"}</summary>
@@ -140,6 +143,12 @@ fn patch_notes() -> Html {
                     </>
                 }) }
             </dl>
+            <div class="kernel-notes" id="kernel-notes">
+                <h4 class="kernel-notes-head">{"What each column's kernel is"}</h4>
+                { for kernel_notes.iter().enumerate().map(|(i, t)| html! {
+                    <pre class="mono patch-changes kernel-note" id={format!("kernel-note-{i}")}>{ t.clone() }</pre>
+                }) }
+            </div>
         </details>
     }
 }

@@ -9,7 +9,9 @@
 
 use schedlab_core::domains::SchedDomains;
 use schedlab_core::engine::Limits;
+use schedlab_core::experiment::VariantSpec;
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
+use schedlab_core::kernel::{self, KernelConfig, SwitchDiff};
 use schedlab_core::Error;
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +46,10 @@ pub struct Checked {
     /// Said when the scenario asks for limits above the page's: which were lowered, and where to
     /// run it as it is.
     pub limits_lowered: Option<String>,
+    /// What each column's kernel is, for "What each patch changes": one text per variant whose
+    /// kernel builds (see [`kernel_notes`]). Text, so the page links no switch table and no row
+    /// types.
+    pub kernel_notes: Vec<String>,
 }
 
 /// The most a scenario may ask of a visitor's browser: the core's default limits. A link or file
@@ -66,6 +72,65 @@ pub fn within_page_limits(mut scenario: Scenario) -> (Scenario, Option<String>) 
         )
     });
     (scenario, note)
+}
+
+/// Each built column's kernel as text: its baseline's switches that differ from the newest
+/// baseline's (once per baseline: a developer knows today's kernel, and the columns of a scenario
+/// nearly always share one baseline, so comparing with the first column's would say nothing),
+/// then what the column changes over its baseline (patches, config changes, governor); each
+/// switch with both values, the kernel function it models and its versions (`kernel::diff`).
+pub fn kernel_notes(variants: &[Option<(VariantSpec, KernelConfig)>]) -> Vec<String> {
+    let newest = kernel::newest();
+    let newest_config = (newest.config)();
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    variants
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.as_ref().map(|(spec, config)| (i, spec, config)))
+        .filter_map(|(i, spec, config)| {
+            let b = kernel::BASELINES.iter().find(|b| b.name == spec.baseline)?;
+            let base = (b.config)();
+            let mut t = format!(
+                "Column {}: {}, baseline {} ({})\n",
+                i + 1,
+                spec.name,
+                b.name,
+                b.stands_for
+            );
+            if b.name == newest.name {
+                t.push_str(&format!("{} is the newest baseline.\n", b.name));
+            } else if let Some((_, col)) = seen.iter().find(|(n, _)| *n == b.name) {
+                t.push_str(&format!(
+                    "{} against {}: as column {}.\n",
+                    b.name, newest.name, col
+                ));
+            } else {
+                seen.push((b.name, i + 1));
+                t.push_str(&format!(
+                    "{} against {} (the newest baseline):\n",
+                    b.name, newest.name
+                ));
+                rows(&mut t, &kernel::diff(&base, &newest_config));
+            }
+            let own = kernel::diff(&base, config);
+            if own.is_empty() {
+                t.push_str(&format!("No changes over {}.\n", b.name));
+            } else {
+                t.push_str(&format!("This column over {}:\n", b.name));
+                rows(&mut t, &own);
+            }
+            Some(t)
+        })
+        .collect()
+}
+
+fn rows(t: &mut String, rows: &[SwitchDiff]) {
+    for r in rows {
+        t.push_str(&format!(
+            "  {}: {} -> {}\n      {}; {}\n",
+            r.switch, r.a, r.b, r.function, r.versions
+        ));
+    }
 }
 
 /// Builds the forms into a scenario, with the problems found and the domain views.
@@ -91,12 +156,14 @@ pub fn check(forms: &Forms) -> Checked {
             .collect(),
         None => Vec::new(),
     };
+    let kernel_notes = kernel_notes(&variants);
     let failed = |problems: Problems| Checked {
         scenario: None,
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
         limits_lowered: None,
+        kernel_notes: kernel_notes.clone(),
     };
     // `Some(None)`: nothing swept; `None`: the sweep has a problem.
     let sweep = match sweep {
@@ -138,6 +205,7 @@ pub fn check(forms: &Forms) -> Checked {
         domains,
         machine_preset,
         limits_lowered,
+        kernel_notes,
     }
 }
 
@@ -207,5 +275,44 @@ mod tests {
         assert!(checked.problems.get(workload::SWEEP_VALUES_ID).is_some());
         assert_eq!(checked.domains.len(), 2);
         assert_eq!(checked.machine_preset.as_deref(), Some("hikey960-dynamiq"));
+        assert_eq!(checked.kernel_notes.len(), 2);
+    }
+
+    #[test]
+    fn each_column_gets_its_baseline_against_the_newest_and_its_own_changes() {
+        let d = Draft::new(&scenarios::builtin("tc2-wakeup-sysbench").unwrap());
+        let notes = check(&d.forms()).kernel_notes;
+        assert_eq!(notes.len(), 3);
+        let base = &notes[0];
+        assert!(
+            base.contains("v4.7 against v6.8 (the newest baseline):"),
+            "{base}"
+        );
+        assert!(
+            base.contains("find_idlest: \"load\" -> \"classify\""),
+            "{base}"
+        );
+        assert!(base.contains("find_idlest_group()"), "{base}");
+        assert!(
+            !base.contains("  wake_cap:"),
+            "v4.7 and v6.8 both lack wake_cap(): {base}"
+        );
+        // The baseline column changes only the governor; the series' column its switches too.
+        let own = base.split("This column over v4.7:").nth(1).unwrap();
+        assert!(
+            own.contains("governor") && !own.contains("find_idlest"),
+            "{own}"
+        );
+        assert!(
+            notes[1].contains("v4.7 against v6.8: as column 1."),
+            "{}",
+            notes[1]
+        );
+        assert!(notes[1].contains("wake_cap: false -> true"), "{}", notes[1]);
+        // A newest-baseline column has nothing to say against itself.
+        let d = Draft::new(&scenarios::builtin("juno-use-all-littles").unwrap());
+        let mut forms = d.forms();
+        forms.variants[0].baseline = "v6.8".into();
+        assert!(check(&forms).kernel_notes[0].contains("v6.8 is the newest baseline."));
     }
 }

@@ -100,6 +100,8 @@ pub struct Draft {
     pub machine_preset: Option<String>,
     /// The last check lowered the scenario's limits to the page's, and says so.
     pub limits_lowered: Option<String>,
+    /// Each built column's kernel as text, from the check worker (`check::kernel_notes`).
+    pub kernel_notes: Rc<Vec<String>>,
     /// The forms' revision: unique over all drafts of the page, so an answer meant for another
     /// draft or an earlier edit is never taken.
     revision: u64,
@@ -141,6 +143,7 @@ impl Draft {
             domains: Rc::new(Vec::new()),
             machine_preset,
             limits_lowered: None,
+            kernel_notes: Rc::new(Vec::new()),
             revision: 0,
             checked: None,
             due: false,
@@ -189,6 +192,7 @@ impl Draft {
         self.domains = Rc::new(checked.domains);
         self.machine_preset = checked.machine_preset;
         self.limits_lowered = checked.limits_lowered;
+        self.kernel_notes = Rc::new(checked.kernel_notes);
         self.checked = Some(revision);
         true
     }

@@ -101,6 +101,9 @@ pub struct DecisionEntryVm {
     pub imbalance: Option<i64>,
     /// The kernel's `group_type` of the busiest group, for a balance pass that found one.
     pub busiest_type: Option<String>,
+    /// Before v5.5 (no migration type): how the imbalance was set (`check_asym_packing`,
+    /// `force_balance`, `calculate_imbalance`, with `+ fix_small_imbalance` when that set it).
+    pub imbalance_path: Option<String>,
     /// Empty for wake-ups.
     pub groups: Vec<GroupRowVm>,
 }
@@ -264,6 +267,7 @@ pub fn entry(trace: &RunTrace, index: usize) -> Option<DecisionEntryVm> {
             migration_type: None,
             imbalance: None,
             busiest_type: None,
+            imbalance_path: None,
             groups: Vec::new(),
         },
         Decision::Balance(b) => DecisionEntryVm {
@@ -273,8 +277,12 @@ pub fn entry(trace: &RunTrace, index: usize) -> Option<DecisionEntryVm> {
             cpu: b.cpu,
             headline,
             migration_type: b.migration_type.map(migration_type_name),
-            imbalance: b.migration_type.map(|_| b.imbalance),
+            imbalance: (b.migration_type.is_some() || b.legacy.is_some()).then_some(b.imbalance),
             busiest_type: busiest_type(b).map(group_type_name),
+            imbalance_path: b.legacy.as_ref().map(|l| match l.fix_small_imbalance {
+                Some(true) => format!("{} + fix_small_imbalance", l.path.kernel_name()),
+                _ => l.path.kernel_name().to_string(),
+            }),
             groups: b
                 .groups
                 .iter()
@@ -412,18 +420,24 @@ mod tests {
         for i in select(&trace.decisions, &cpu4) {
             assert!(involves(&trace.decisions[i], 4));
         }
-        // The patched variant of E1 pulls work onto big CPUs by asym packing.
-        let asym = DecisionQuery {
-            busiest: Some(GroupType::AsymPacking),
+        // The patched variant of E1 (v4.16's pre-v5.5 balancer) pulls work onto big CPUs by asym
+        // packing: `check_asym_packing()` sets the imbalance of a group_other busiest group.
+        let other = DecisionQuery {
+            busiest: Some(GroupType::Other),
+            page_size: MAX_PAGE_SIZE,
             ..DecisionQuery::default()
         };
-        let p = page(trace, &asym);
-        assert!(p.matching > 0, "no asym packing pass in run 193");
-        let e = &p.entries[0];
-        assert_eq!(e.busiest_type.as_deref(), Some("group_asym_packing"));
+        let p = page(trace, &other);
+        let e = p
+            .entries
+            .iter()
+            .find(|e| e.imbalance_path.as_deref() == Some("check_asym_packing"))
+            .expect("no asym packing pass in run 193");
+        assert_eq!(e.busiest_type.as_deref(), Some("group_other"));
         assert!(e.groups.iter().any(|g| g.role == "busiest"));
         assert_eq!(e.groups[0].role, "local");
-        assert!(e.migration_type.as_deref().unwrap().starts_with("migrate_"));
+        assert_eq!(e.migration_type, None, "v4.16 has no migration types");
+        assert!(e.imbalance.is_some());
     }
 
     #[test]

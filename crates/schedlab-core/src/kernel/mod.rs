@@ -8,7 +8,14 @@
 use crate::domains::SdLevel;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+mod baselines;
+mod patches;
+mod switches;
+
+pub use baselines::{baseline, newest, Baseline, BASELINES};
+pub use patches::{apply_changes, build_config, patch, Patch, PATCHES};
+pub use switches::{diff, switch_doc, SwitchDiff, SwitchDoc, SWITCHES};
 
 /// How PELT makes its signals invariant (kernel-facts.md §1.3).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -410,8 +417,9 @@ pub struct KernelConfig {
     /// CONFIG_HZ: tick rate, which paces PELT-free periodic work: tick preemption, periodic balance.
     pub hz: u32,
     pub pelt_invariance: PeltInvariance,
-    /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm64 cpufreq, x86 APERF/MPERF
-    /// v5.7+). Off means it returns 1024 always.
+    /// Whether `arch_scale_freq_capacity()` reports cur/max frequency (arm/arm64 cpufreq
+    /// `topology_set_freq_scale()` v4.15+, x86 APERF/MPERF v5.7+). Off means it returns 1024 always
+    /// (arm64 before v4.15; x86 before v5.7, which the x86 scenarios set in their variants).
     pub frequency_invariance: bool,
     pub freq_invariance_max: FreqInvarianceMax,
     /// Whether `arch_scale_cpu_capacity()` reports the machine's capacities (arm/arm64 with
@@ -423,19 +431,20 @@ pub struct KernelConfig {
     /// before that in mainline).
     pub asym_cpucapacity_detection: bool,
     /// Misfit handling (v4.20, 3b1baa6496e6): `update_misfit_status()` and `group_misfit_task`;
-    /// only acts under `SD_ASYM_CPUCAPACITY`. In the legacy balancer it also brings the same
-    /// series' `find_busiest_queue()` rule: a lone task on a CPU bigger than dst stays.
+    /// only acts under `SD_ASYM_CPUCAPACITY`.
+    /// In the legacy balancer it also brings the same series' `find_busiest_queue()` rule: a lone
+    /// task on a CPU bigger than dst stays.
     pub misfit: bool,
-    /// `wake_cap()` in `select_task_rq_fair()` (v4.9-v5.6, removed in v5.7): a task that does not
-    /// fit ~80% of min(capacity(prev), capacity(waker)) skips the affine fast path, on a root
-    /// domain whose `max_cpu_capacity` exceeds that minimum by 1/8 or more. v4.9 and v4.16 (read)
-    /// apply it wherever `capacity_orig` differs, with or without SD_ASYM_CPUCAPACITY.
+    /// `wake_cap()` in `select_task_rq_fair()` (v4.8-v5.6: absent in v4.7-rc3, removed in v5.7): a
+    /// task that does not fit ~80% of min(capacity(prev), capacity(waker)) skips the affine fast
+    /// path. It acts only when the CPUs' capacities differ by more than 1/8.
     pub wake_cap: bool,
     /// `wake_cap()` returns 0 unless the `sched_asym_cpucapacity` static key is on, i.e. some
     /// domain has SD_ASYM_CPUCAPACITY: read in v5.2.1 and v5.6, absent in v4.16 and v4.19.1 (the
     /// key came with the v4.20 misfit series).
     pub wake_cap_asym_gate: bool,
-    /// v4.9 `sd_init()`: SD_BALANCE_WAKE on an SD_ASYM_CPUCAPACITY domain and every domain below.
+    /// `sd_init()` (v4.8-v5.6: absent in v4.7-rc3, gone in v5.7): SD_BALANCE_WAKE on an
+    /// SD_ASYM_CPUCAPACITY domain and every domain below. Acts only where that flag is set.
     pub balance_wake_on_asym: bool,
     pub find_idlest: FindIdlest,
     /// With [`FindIdlest::SpareCapacity`], whether fork placement uses spare capacity too. Mainline
@@ -476,10 +485,8 @@ pub struct KernelConfig {
     /// `SD_ASYM_PACKING` levels and priority; `None` in mainline arm64.
     pub asym_packing: Option<AsymPacking>,
     pub smt_domain: SmtDomainSpan,
-    /// `sd_init()`: `SD_PREFER_SIBLING` on the cache-sharing (MC) level too, so on every non-NUMA
-    /// level. v4.9-v4.12 set it on SMT and on the levels above the LLC only (the v4.12 tree);
-    /// v4.16 sets it on MC as well (topology.c:1166), and v5.x+ sets it by default and clears it on
-    /// NUMA, which is the same set.
+    /// `sd_init()` sets `SD_PREFER_SIBLING` on every non-NUMA level, the LLC (MC) included (v4.16+:
+    /// present in v4.16.13, absent in v4.14.4); before, on SMT and DIE only.
     pub prefer_sibling_all_levels: bool,
     /// `sd_init()`: a domain with `SD_ASYM_CPUCAPACITY` clears `SD_PREFER_SIBLING` on its child
     /// ("Don't attempt to spread across CPUs of different capacities"; present in v4.20, v5.6
@@ -634,237 +641,6 @@ pub struct KernelConfig {
 }
 
 impl KernelConfig {
-    /// The arm64 mainline of the DynamIQ RFC's time (v4.16, March 2018): no capacity awareness on
-    /// arm64 (no `SD_ASYM_CPUCAPACITY`, no misfit), PELT scaling contributions, busy_factor 32.
-    /// Wake-up (read in v4.16.13): `wake_cap()` (active on HiKey960, whose capacities differ),
-    /// SIS_PROP, `select_idle_core()`/`select_idle_cpu()`/`select_idle_smt()` in turn,
-    /// `recent_used_cpu` with the waker's update (new in v4.16), `wake_affine_idle()` without the
-    /// idle-prev step, a spare-capacity `find_idlest_group()` without the SD_NUMA clause.
-    ///
-    /// The pre-v5.5 load balancer ([`LoadBalancer::Legacy`] with [`LegacyLb::v4_16`]) and the
-    /// v4.x nohz kick ([`NohzKick::KickNeeded`]).
-    pub fn v4_16() -> KernelConfig {
-        KernelConfig {
-            label: "v4.16 (arm64 mainline, March 2018)".into(),
-            hz: 250,
-            pelt_invariance: PeltInvariance::ScaleContribution,
-            frequency_invariance: true,
-            freq_invariance_max: FreqInvarianceMax::PolicyMax,
-            arch_cpu_capacity: true,
-            asym_cpucapacity_detection: false,
-            misfit: false,
-            util_est: false,
-            wake_cap: true,
-            wake_cap_asym_gate: false,
-            balance_wake_on_asym: false,
-            find_idlest: FindIdlest::SpareCapacity,
-            find_idlest_spare_at_fork: false,
-            wake_affine: WakeAffine::IdleThenWeight,
-            wake_cap_sync: true,
-            wake_affine_idle_prev: false,
-            sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
-            sis_scan: SisScan::Prop,
-            sis_core_scan: SisCoreScan::Separate,
-            sis_scan_cost_per_cpu_ns: 100,
-            find_idlest_spare_numa: false,
-            sis_asym_capacity: false,
-            asym_packing: None,
-            smt_domain: SmtDomainSpan::Core,
-            prefer_sibling_all_levels: true,
-            prefer_sibling_asym_clear: false,
-            prefer_sibling_from_busiest: false,
-            smt_gain: true,
-            smt_balance: false,
-            lb_util_shr_bound: false,
-            lb_asym_cap_migrate_task: false,
-            // The balancer is modelled in its v5.5+ form (see above); its era switches keep the
-            // v6.8 values the model had before they became switches. The pre-v5.5 balancer is a
-            // separate piece of work.
-            lb_group_runnable: true,
-            lb_spread_in_llc: true,
-            lb_load_shr: true,
-            lb_imbalanced_active_balance: true,
-            lb_avg_load_guard: AvgLoadGuard::BusiestAndDomain,
-            should_we_balance_idle_core: true,
-            fbq_util_skip_single: true,
-            fbq_util_boost: true,
-            pick_busiest_smt: true,
-            sg_wakeup_avg_load_busy: true,
-            pick_idlest_util_tiebreak: true,
-            // v4.x newidle gating and avg_idle arithmetic.
-            newidle_gate: NewidleGate::MigrationCost,
-            update_newidle_cost: false,
-            update_avg_div: false,
-            newidle_lb_cost_base_ns: 2_000,
-            newidle_lb_cost_per_cpu_ns: 250,
-            nohz_stats: NohzStats::None,
-            numa_imbalance: NumaImbalance::None,
-            load_balancer: LoadBalancer::Legacy,
-            lb_legacy: LegacyLb::v4_16(),
-            nohz_kick: NohzKick::KickNeeded,
-            busy_factor: 32,
-            imbalance_pct_die: 125,
-            sched_latency_ns: 6_000_000,
-            sched_min_granularity_ns: 750_000,
-            sched_wakeup_granularity_ns: 1_000_000,
-            pelt_update: PeltUpdate::Accumulate,
-            post_init_cap: PostInitCap::CapacityScale,
-            wakeup_preempt_next_buddy: true,
-            last_buddy: true,
-            task_hot_smt_cold: false,
-            sched_migration_cost_ns: 500_000,
-            schedutil_rate_limit_us: 10_000,
-            schedutil_rate_limit_on_change: true,
-            schedutil_util_headroom: false,
-            schedutil_busy_hold: true,
-            hwp_window_us: 4_000,
-            governor: Governor::Schedutil,
-        }
-    }
-
-    /// v6.8 (pre-EEVDF runqueue; see [`crate::sched::rq`] for what that leaves out): capacity
-    /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117. Wake-up: SIS_UTIL
-    /// (SIS_PROP is gone), the merged core/CPU scan with `select_idle_smt(prev)` first,
-    /// `p->recent_used_cpu = prev` on every pass, the idle-prev step of `wake_affine_idle()`.
-    /// The reworked load balancer (`lb_legacy` is v5.4's, for a variant that turns the legacy
-    /// balancer back on).
-    /// The CFS stand-in has no next/last buddies, as EEVDF (v6.6+) has none with NEXT_BUDDY off;
-    /// `task_hot()` ignores SMT siblings (v5.10+); `prefer_sibling` comes from the busiest group
-    /// (v6.5+).
-    pub fn v6_8() -> KernelConfig {
-        KernelConfig {
-            label: "v6.8".into(),
-            pelt_invariance: PeltInvariance::ScaleTime,
-            asym_cpucapacity_detection: true,
-            misfit: true,
-            util_est: true,
-            find_idlest: FindIdlest::Classify,
-            wake_cap: false,
-            sis_asym_capacity: true,
-            wake_affine_idle_prev: true,
-            sis_recent_used_cpu: RecentUsedCpu::Prev,
-            sis_scan: SisScan::Util,
-            sis_core_scan: SisCoreScan::Merged,
-            smt_domain: SmtDomainSpan::SharingGroup,
-            prefer_sibling_all_levels: true,
-            prefer_sibling_asym_clear: true,
-            prefer_sibling_from_busiest: true,
-            smt_gain: false,
-            post_init_cap: PostInitCap::CpuCapacity,
-            wakeup_preempt_next_buddy: false,
-            last_buddy: false,
-            task_hot_smt_cold: true,
-            smt_balance: true,
-            lb_util_shr_bound: true,
-            lb_asym_cap_migrate_task: false,
-            numa_imbalance: NumaImbalance::ImbNumaNr,
-            newidle_gate: NewidleGate::MaxNewidleLbCost,
-            update_newidle_cost: true,
-            update_avg_div: true,
-            nohz_stats: NohzStats::NewilbKick,
-            load_balancer: LoadBalancer::Rework,
-            lb_legacy: LegacyLb::v5_4(),
-            nohz_kick: NohzKick::BalancerKick,
-            busy_factor: 16,
-            imbalance_pct_die: 117,
-            schedutil_rate_limit_us: 1_000,
-            schedutil_util_headroom: true,
-            ..KernelConfig::v4_16()
-        }
-    }
-
-    /// v4.9 (Morten Rasmussen's 2016 series was partly in, the rest out of tree): the capacity-blind
-    /// wake-up path (load-based `find_idlest_group()`, the old `wake_affine()`, `wake_cap()` without
-    /// the utilization sync and so a no-op wherever capacities are hidden), no `recent_used_cpu`,
-    /// and `select_idle_cpu()` scanning the whole LLC (SIS_PROP came in v4.13); PELT's
-    /// three-segment `__update_load_avg()` dividing by `LOAD_AVG_MAX`, `SD_PREFER_SIBLING` on SMT
-    /// and DIE only, schedutil's rate limit restarted by every evaluation. The 2016 series is the
-    /// `asym-cpu-capacity-2016` patch. The legacy load balancer with v4.9's rules
-    /// ([`LegacyLb::v4_9`]).
-    pub fn v4_9() -> KernelConfig {
-        KernelConfig {
-            label: "v4.9".into(),
-            find_idlest: FindIdlest::Load,
-            wake_affine: WakeAffine::Load,
-            wake_cap_sync: false,
-            sis_recent_used_cpu: RecentUsedCpu::Off,
-            sis_scan: SisScan::Full,
-            schedutil_busy_hold: false,
-            lb_legacy: LegacyLb::v4_9(),
-            schedutil_rate_limit_on_change: false,
-            pelt_update: PeltUpdate::Segments,
-            prefer_sibling_all_levels: false,
-            ..KernelConfig::v4_16()
-        }
-    }
-
-    /// v5.6: the v5.5 load-balance rework and `find_idlest_group()` classification are in; not yet
-    /// `select_idle_capacity()` (v5.7), the v5.10 busy_factor/imbalance_pct changes, `smt_balance`
-    /// (v6.6) or the `shr_bound` migrate_util test (v6.8); the wake-up path is v4.16's (SIS_PROP,
-    /// separate core/CPU/SMT scans, the waker's `recent_used_cpu`, no idle-prev step) but for
-    /// `wake_cap()`, which only acts under SD_ASYM_CPUCAPACITY. Frequency invariance is on as arm64
-    /// had it; x86 got it in v5.7, so x86 scenarios of this era turn it off in their variants.
-    ///
-    /// The v5.5-v5.6 balancer (fidelity review F6): no runnable in group classification,
-    /// migrate_util inside the LLC, the `load/2` migrate_load rule, active balance after failures
-    /// for any migration type, no avg_load guards in `calculate_imbalance()`,
-    /// `should_we_balance()` without the idle-core preference,
-    /// `cpu_util()` without the single-task skip in `find_busiest_queue()`, no SMT tie rules; the
-    /// `update_sg_wakeup_stats()` avg_load bug (F7); newidle gated by `sysctl_sched_migration_cost`
-    /// (F1). A v5.7-v5.9 kernel is this with `lb_group_runnable`, `fbq_util_skip_single`,
-    /// `sg_wakeup_avg_load_busy` and `update_avg_div` on and `lb_avg_load_guard: busiest` (and
-    /// `sis_asym_capacity`).
-    pub fn v5_6() -> KernelConfig {
-        KernelConfig {
-            label: "v5.6".into(),
-            sis_asym_capacity: false,
-            busy_factor: 32,
-            imbalance_pct_die: 125,
-            smt_balance: false,
-            lb_util_shr_bound: false,
-            prefer_sibling_from_busiest: false,
-            wakeup_preempt_next_buddy: true,
-            last_buddy: true,
-            task_hot_smt_cold: false,
-            schedutil_util_headroom: false,
-            numa_imbalance: NumaImbalance::LocalIdle,
-            lb_group_runnable: false,
-            lb_spread_in_llc: false,
-            lb_load_shr: false,
-            lb_imbalanced_active_balance: false,
-            lb_avg_load_guard: AvgLoadGuard::None,
-            should_we_balance_idle_core: false,
-            fbq_util_skip_single: false,
-            fbq_util_boost: false,
-            pick_busiest_smt: false,
-            sg_wakeup_avg_load_busy: false,
-            pick_idlest_util_tiebreak: false,
-            newidle_gate: NewidleGate::MigrationCost,
-            update_newidle_cost: false,
-            update_avg_div: false,
-            nohz_stats: NohzStats::Kick,
-            schedutil_rate_limit_us: 500,
-            wake_cap: true,
-            wake_cap_asym_gate: true,
-            wake_affine_idle_prev: false,
-            sis_recent_used_cpu: RecentUsedCpu::WakerCpu,
-            sis_scan: SisScan::Prop,
-            sis_core_scan: SisCoreScan::Separate,
-            ..KernelConfig::v6_8()
-        }
-    }
-
-    /// v6.7: v6.8 without 3af7524b1419, so `detach_tasks()` skips a task whose utilization is above
-    /// a migrate_util imbalance however often balancing failed.
-    pub fn v6_7() -> KernelConfig {
-        KernelConfig {
-            label: "v6.7".into(),
-            lb_util_shr_bound: false,
-            schedutil_util_headroom: false,
-            ..KernelConfig::v6_8()
-        }
-    }
-
     /// Tick length in ns (`TICK_NSEC`).
     pub fn tick_ns(&self) -> u64 {
         crate::units::NSEC_PER_SEC / self.hz as u64
@@ -927,268 +703,5 @@ impl KernelConfig {
             }
         }
         Ok(())
-    }
-}
-
-/// A baseline kernel a variant starts from.
-pub struct Baseline {
-    pub name: &'static str,
-    pub summary: &'static str,
-    pub config: fn() -> KernelConfig,
-}
-
-pub const BASELINES: &[Baseline] = &[
-    Baseline {
-        name: "v4.9",
-        summary: "2016 mainline: capacity-blind wake-up path (load-based find_idlest_group)",
-        config: KernelConfig::v4_9,
-    },
-    Baseline {
-        name: "v4.16",
-        summary: "arm64 mainline of March 2018: capacity-blind",
-        config: KernelConfig::v4_16,
-    },
-    Baseline {
-        name: "v5.6",
-        summary: "after the v5.5 load-balance rework, before x86 frequency invariance (v5.7)",
-        config: KernelConfig::v5_6,
-    },
-    Baseline {
-        name: "v6.7",
-        summary: "capacity-aware mainline; detach_tasks() skips tasks with util > imbalance",
-        config: KernelConfig::v6_7,
-    },
-    Baseline {
-        name: "v6.8",
-        summary: "capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY)",
-        config: KernelConfig::v6_8,
-    },
-];
-
-pub fn baseline(name: &str) -> Result<KernelConfig> {
-    BASELINES
-        .iter()
-        .find(|b| b.name == name)
-        .map(|b| (b.config)())
-        .ok_or_else(|| Error::Unknown {
-            kind: "baseline kernel",
-            name: name.into(),
-            known: BASELINES.iter().map(|b| b.name.to_string()).collect(),
-        })
-}
-
-/// A named change to a [`KernelConfig`], with where it comes from.
-pub struct Patch {
-    pub name: &'static str,
-    pub title: &'static str,
-    /// Who posted it, when, and its fate.
-    pub origin: &'static str,
-    pub description: &'static str,
-    /// JSON merge patch over the serialized [`KernelConfig`].
-    pub changes: &'static str,
-}
-
-pub const PATCHES: &[Patch] = &[
-Patch {
-    name: "dynamiq-asym-packing",
-    title: "sched: support dynamiQ cluster (SD_ASYM_PACKING at MC, priority = capacity)",
-    origin: "Vincent Guittot, arm64 RFC, March 2018; never merged",
-    description: "DynamIQ puts big and little CPUs in one MC domain, so mainline's capacity-blind \
-                  balancer treats them as equal. The RFC sets SD_ASYM_PACKING on the MC level and makes \
-                  arch_asym_cpu_priority() return the CPU's capacity: an idle big CPU then pulls the \
-                  running task of a busy little CPU (asym_active_balance), so tasks use big CPUs first.",
-    changes: r#"{"asym_packing": {"levels": ["MC"], "priority": "cpu_capacity"}}"#,
-},
-Patch {
-    name: "asym-cpu-capacity-2016",
-    title: "sched: Clean-ups and asymmetric cpu capacity support",
-    origin: "Morten Rasmussen, 2016 series (v4.8-v4.10, arm topology parts out of tree)",
-    description: "Makes the wake-up path capacity-aware on big.LITTLE: the topology flags the level \
-                  spanning both clusters SD_ASYM_CPUCAPACITY and sets SD_BALANCE_WAKE on it and below; \
-                  wake_cap() sends a task that does not fit ~80% of min(capacity(prev), capacity(waker)) \
-                  to the slow path, after decaying the sleeping task's utilization to its runqueue's last update \
-                  (\"Sync task util before slow-path wakeup\", v4.10); find_idlest_group() considers spare capacity; \
-                  the legacy balancer's update_sd_pick_busiest() no longer picks a group of bigger CPUs running \
-                  at most one task each (group_smaller_cpu_capacity()).",
-    changes: r#"{"arch_cpu_capacity": true, "asym_cpucapacity_detection": true, "wake_cap": true, "wake_cap_sync": true, "balance_wake_on_asym": true, "find_idlest": "spare_capacity", "find_idlest_spare_at_fork": true, "lb_legacy": {"pick_busiest_capacity_guard": true}}"#,
-},
-Patch {
-    name: "x86-freq-invariance",
-    title: "x86, sched: Add support for frequency invariance (SKYLAKE_X)",
-    origin: "Giovanni Gherdovich, Jan 2020 (1567c3e3467c, 2a0abc596998), in v5.7",
-    description: "arch_scale_freq_capacity() from APERF/MPERF at each tick, normalised to the turbo frequency \
-                  of the first turbo bin with at least 4 active cores and clamped to 1024; PELT becomes \
-                  frequency-invariant and schedutil scales from the policy's maximum, not its current \
-                  frequency.",
-    changes: r#"{"frequency_invariance": true, "freq_invariance_max": {"turbo_group": {"min_active_cores": 4}}}"#,
-},
-Patch {
-    name: "power-asym-smt",
-    title: "powerpc: asym packing at the SMT level of interleaved big cores (CPU_FTR_ASYM_SMT)",
-    origin: "July 2018 big-core series; in mainline CPU_FTR_ASYM_SMT stays POWER7-only",
-    description: "Sets SD_ASYM_PACKING on the SMT domain with the default priority (lower thread id first): \
-                  idle low threads pull work from higher ones, and because small cores interleave thread ids, \
-                  two threads end up on 0 and 1, different small cores.",
-    changes: r#"{"asym_packing": {"levels": ["SMT"], "priority": "lower_cpu_number"}}"#,
-},
-Patch {
-    name: "power-smallcore-smt",
-    title: "powerpc: Use cpu_smallcore_sibling_mask at SMT level on bigcores",
-    origin: "Gautham R. Shenoy, v4.20-era mainline",
-    description: "Builds the SMT sched domain from the small core (the threads sharing L1 and the instruction \
-                  flow), so the big core's two small cores become groups of the level above and the load \
-                  balancer spreads tasks across them.",
-    changes: r#"{"smt_domain": "sharing_group"}"#,
-},
-Patch {
-    name: "use-all-littles-v1",
-    title: "sched/fair: Use all little CPUs for CPU-bound workload (v1)",
-    origin: "Pierre Gondois, 10 Nov 2023; not merged (Vincent Guittot found it too aggressive)",
-    description: "On Juno r2 with 6 CPU-bound tasks, the idle little CPU sees the big group overloaded \
-                  and computes a migrate_util imbalance equal to its group's spare capacity (~350), \
-                  smaller than any task's util (~512): detach_tasks() skips every task and the little \
-                  CPU stays idle. v1 switches to migrate_task with imbalance 1 when the domain has \
-                  SD_ASYM_CPUCAPACITY, the local group has fewer tasks than CPUs and the busiest more.",
-    changes: r#"{"lb_asym_cap_migrate_task": true}"#,
-},
-Patch {
-    name: "util-shr-bound",
-    title: "sched/fair: Use all little CPUs for CPU-bound workload (merged form)",
-    origin: "Pierre Gondois, tip sched/core 3af7524b1419 (Dec 2023), in v6.8; suggested by Vincent Guittot",
-    description: "detach_tasks()'s migrate_util test becomes shr_bound(util, nr_balance_failed) > \
-                  imbalance, mirroring migrate_load: after one or two failed balance attempts a 512-util \
-                  task passes a ~350 imbalance and the idle little CPU pulls it.",
-    changes: r#"{"lb_util_shr_bound": true}"#,
-},
-];
-
-pub fn patch(name: &str) -> Result<&'static Patch> {
-    PATCHES
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| Error::Unknown {
-            kind: "patch",
-            name: name.into(),
-            known: PATCHES.iter().map(|p| p.name.to_string()).collect(),
-        })
-}
-
-/// RFC 7386 JSON merge patch: objects merge key by key, `null` removes, anything else replaces.
-fn merge(target: &mut Value, patch: &Value) {
-    match (target, patch) {
-        (Value::Object(t), Value::Object(p)) => {
-            for (k, v) in p {
-                if v.is_null() {
-                    // A config field set to null means "off" for Option fields; keep the key so
-                    // deserialization sees None rather than a missing field.
-                    t.insert(k.clone(), Value::Null);
-                } else if let Some(existing) =
-                    t.get_mut(k).filter(|e| e.is_object() && v.is_object())
-                {
-                    merge(existing, v);
-                } else {
-                    t.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        (t, p) => *t = p.clone(),
-    }
-}
-
-/// Applies a merge patch to a config; the error names the patch and the field serde rejected.
-pub fn apply_changes(config: &KernelConfig, changes: &Value, what: &str) -> Result<KernelConfig> {
-    if !changes.is_object() {
-        return Err(Error::Config(format!(
-            "{what}: changes must be a JSON object"
-        )));
-    }
-    let mut v = serde_json::to_value(config).map_err(|e| Error::Config(e.to_string()))?;
-    merge(&mut v, changes);
-    let c: KernelConfig =
-        serde_json::from_value(v).map_err(|e| Error::Config(format!("{what}: {e}")))?;
-    c.validate()?;
-    Ok(c)
-}
-
-/// A variant's kernel: baseline, then each patch in order, then the scenario's own changes, then
-/// the governor.
-pub fn build_config(
-    baseline_name: &str,
-    patches: &[String],
-    overrides: Option<&Value>,
-    governor: Governor,
-) -> Result<KernelConfig> {
-    let mut c = baseline(baseline_name)?;
-    for name in patches {
-        let p = patch(name)?;
-        let changes: Value =
-            serde_json::from_str(p.changes).expect("built-in patches are valid JSON");
-        c = apply_changes(&c, &changes, &format!("patch '{name}'"))?;
-    }
-    if let Some(o) = overrides {
-        c = apply_changes(&c, o, "variant config")?;
-    }
-    c.governor = governor;
-    c.validate()?;
-    Ok(c)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_dynamiq_patch_turns_on_asym_packing_at_mc_by_capacity() {
-        let c = build_config(
-            "v4.16",
-            &["dynamiq-asym-packing".into()],
-            None,
-            Governor::Performance,
-        )
-        .unwrap();
-        let ap = c.asym_packing.unwrap();
-        assert_eq!(ap.levels, vec![SdLevel::MC]);
-        assert_eq!(ap.priority, AsymPriority::CpuCapacity);
-        assert_eq!(c.governor, Governor::Performance);
-        assert!(KernelConfig::v4_16().asym_packing.is_none());
-    }
-
-    #[test]
-    fn every_builtin_patch_applies_to_every_baseline() {
-        for b in BASELINES {
-            for p in PATCHES {
-                build_config(b.name, &[p.name.to_string()], None, Governor::Schedutil).unwrap();
-            }
-        }
-    }
-
-    #[test]
-    fn overrides_merge_and_null_turns_an_option_off() {
-        let o: Value = serde_json::from_str(r#"{"hz": 1000, "asym_packing": null}"#).unwrap();
-        let c = build_config(
-            "v4.16",
-            &["dynamiq-asym-packing".into()],
-            Some(&o),
-            Governor::Schedutil,
-        )
-        .unwrap();
-        assert_eq!(c.hz, 1000);
-        assert!(c.asym_packing.is_none());
-    }
-
-    #[test]
-    fn bad_overrides_name_the_problem() {
-        let o: Value = serde_json::from_str(r#"{"hzz": 1000}"#).unwrap();
-        let e = build_config("v4.16", &[], Some(&o), Governor::Schedutil)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("hzz"), "{e}");
-        let o: Value = serde_json::from_str(r#"{"hz": 7}"#).unwrap();
-        assert!(build_config("v4.16", &[], Some(&o), Governor::Schedutil).is_err());
-        assert!(build_config("v9.9", &[], None, Governor::Schedutil)
-            .unwrap_err()
-            .to_string()
-            .contains("v4.16"));
-        assert!(build_config("v4.16", &["nope".into()], None, Governor::Schedutil).is_err());
     }
 }
