@@ -76,6 +76,7 @@ impl KernelConfig {
             load_balancer: LoadBalancer::Legacy,
             lb_legacy: LegacyLb::v4_16(),
             nohz_kick: NohzKick::KickNeeded,
+            preemption: true,
             busy_factor: 32,
             imbalance_pct_die: 125,
             sched_latency_ns: 6_000_000,

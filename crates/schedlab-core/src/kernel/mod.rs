@@ -590,6 +590,13 @@ pub struct KernelConfig {
     pub lb_legacy: LegacyLb,
     /// The nohz idle-balance kick test of the busy tick.
     pub nohz_kick: NohzKick,
+    /// CONFIG_PREEMPTION (CONFIG_PREEMPT before v5.3): `detach_tasks()` stops after one task in a
+    /// newly-idle pass (`#ifdef CONFIG_PREEMPTION`, every version), so that the CPU runs it at once.
+    /// A build option, not an era: Android and arm64 development kernels build with it; x86
+    /// distribution kernels usually build PREEMPT_VOLUNTARY, which moves the whole imbalance.
+    /// The baselines keep it on (the model's behaviour before it became a switch); a scenario of a
+    /// distribution kernel may turn it off.
+    pub preemption: bool,
     /// `sd->busy_factor`: 32 until v5.9, 16 since v5.10.
     pub busy_factor: u32,
     /// `imbalance_pct` of levels above the LLC (DIE/PKG): 125 until v5.9, 117 since v5.10.

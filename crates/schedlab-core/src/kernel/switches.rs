@@ -412,6 +412,13 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[("v4.7", r#""kick_needed""#), ("v5.1", r#""balancer_kick""#)],
     },
     SwitchDoc {
+        key: "preemption",
+        function: "detach_tasks(): #ifdef CONFIG_PREEMPTION (CONFIG_PREEMPT before v5.3)",
+        versions: "Kconfig, every version (on in Android/arm64 builds; x86 distributions usually PREEMPT_VOLUNTARY)",
+        meaning: "a newly-idle pass moves one task and lets the CPU run it",
+        eras: &[],
+    },
+    SwitchDoc {
         key: "busy_factor",
         function: "sd_init(): sd->busy_factor (get_sd_balance_interval())",
         versions: "32 to v5.9; 16 v5.10+",

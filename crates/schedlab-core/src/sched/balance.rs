@@ -859,7 +859,7 @@ impl World {
             self.move_task(p, src, env.dst_cpu);
             moved += 1;
             // CONFIG_PREEMPTION: one task per newly-idle pass.
-            if env.idle == CpuIdleType::NewlyIdle {
+            if self.config.preemption && env.idle == CpuIdleType::NewlyIdle {
                 break;
             }
             if env.imbalance <= 0 {

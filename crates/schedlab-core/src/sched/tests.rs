@@ -494,3 +494,22 @@ fn a_newly_idle_cpu_brings_its_next_periodic_balance_forward() {
         );
     }
 }
+
+#[test]
+fn a_newly_idle_pass_moves_one_task_only_with_config_preemption() {
+    // Four tasks on CPU 0 of the DynamIQ HiKey960, CPU 1 newly idle at MC: the imbalance is two
+    // tasks. With CONFIG_PREEMPTION detach_tasks() stops after the first (fidelity review F22).
+    let moved = |preemption: bool| {
+        let mut w = world("hikey960-dynamiq", "v6.8", &[]);
+        w.config.preemption = preemption;
+        for _ in 0..4 {
+            add_task(&mut w, 0, 300);
+        }
+        w.load_balance(1, 0, CpuIdleType::NewlyIdle).moved
+    };
+    assert_eq!(moved(true), 1);
+    assert!(
+        moved(false) >= 2,
+        "PREEMPT_VOLUNTARY moves the whole imbalance"
+    );
+}

@@ -280,7 +280,8 @@ impl World {
             moved += 1;
             env.imbalance -= load as i64;
             // CONFIG_PREEMPT: one task per newly-idle pass.
-            if env.idle == CpuIdleType::NewlyIdle || env.imbalance <= 0 {
+            if (self.config.preemption && env.idle == CpuIdleType::NewlyIdle) || env.imbalance <= 0
+            {
                 break;
             }
         }
