@@ -219,6 +219,29 @@ impl BalanceOutcome {
 }
 
 impl World {
+    /// `struct lb_env` as `load_balance()` starts it at `level` of `this_cpu`'s domains (both
+    /// balancers: migrate_load until `calculate_imbalance()` says otherwise).
+    pub(super) fn lb_env(&self, this_cpu: usize, level: usize, idle: CpuIdleType) -> LbEnv {
+        let sd = self.sd.per_cpu[this_cpu][level];
+        LbEnv {
+            sd,
+            level,
+            dst_cpu: this_cpu,
+            src_cpu: this_cpu,
+            idle,
+            imbalance: 0,
+            migration_type: MigrationType::Load,
+            cpus: self.sd.domains[sd].span,
+            all_pinned: false,
+            some_pinned: false,
+            new_dst_cpu: None,
+            balance_cpu: this_cpu,
+            active_lb: false,
+            busiest_group: None,
+            imbalance_found: 0,
+        }
+    }
+
     fn nr_balance_failed(&self, env: &LbEnv) -> u32 {
         self.sd_state(env.balance_cpu, env.level).nr_balance_failed
     }
@@ -1002,23 +1025,7 @@ impl World {
     ) -> (BalanceOutcome, BalanceResult, LbEnv) {
         let sd = self.sd.per_cpu[this_cpu][level];
         self.counters.load_balance_calls += 1;
-        let mut env = LbEnv {
-            sd,
-            level,
-            dst_cpu: this_cpu,
-            src_cpu: this_cpu,
-            idle,
-            imbalance: 0,
-            migration_type: MigrationType::Load,
-            cpus: self.sd.domains[sd].span,
-            all_pinned: false,
-            some_pinned: false,
-            new_dst_cpu: None,
-            balance_cpu: this_cpu,
-            active_lb: false,
-            busiest_group: None,
-            imbalance_found: 0,
-        };
+        let mut env = self.lb_env(this_cpu, level, idle);
         let mut out = BalanceOutcome::default();
         let mut result = BalanceResult::Balanced;
         loop {

@@ -22,7 +22,7 @@ mod tests;
 
 pub use stats::{SdLbStats, SgLbStats};
 
-use super::balance::{BalanceOutcome, CpuIdleType, GroupType, LbEnv, MigrationType};
+use super::balance::{BalanceOutcome, CpuIdleType, GroupType, LbEnv};
 use super::log::BalanceResult;
 use super::World;
 use crate::domains::flags::*;
@@ -93,28 +93,6 @@ impl World {
         self.tune_up_interval(cpu, level, as_idle, pinned);
     }
 
-    /// `struct lb_env` as `load_balance()` starts it (migrate_load: the only kind before v5.5).
-    fn lb_env_v4(&self, this_cpu: usize, level: usize, idle: CpuIdleType) -> LbEnv {
-        let sd = self.sd.per_cpu[this_cpu][level];
-        LbEnv {
-            sd,
-            level,
-            dst_cpu: this_cpu,
-            src_cpu: this_cpu,
-            idle,
-            imbalance: 0,
-            migration_type: MigrationType::Load,
-            cpus: self.sd.domains[sd].span,
-            all_pinned: false,
-            some_pinned: false,
-            new_dst_cpu: None,
-            balance_cpu: this_cpu,
-            active_lb: false,
-            busiest_group: None,
-            imbalance_found: 0,
-        }
-    }
-
     /// `load_balance()` (v4.9-v5.4) at one level of `this_cpu`'s hierarchy.
     pub(super) fn load_balance_pass_v4(
         &mut self,
@@ -124,7 +102,7 @@ impl World {
     ) -> (BalanceOutcome, BalanceResult, LbEnv) {
         let sd = self.sd.per_cpu[this_cpu][level];
         self.counters.load_balance_calls += 1;
-        let mut env = self.lb_env_v4(this_cpu, level, idle);
+        let mut env = self.lb_env(this_cpu, level, idle);
         let dst_grpmask =
             self.sd.domains[sd].groups[self.sd.domains[sd].local_group(this_cpu)].span;
         let mut out = BalanceOutcome::default();

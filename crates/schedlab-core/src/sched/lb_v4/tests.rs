@@ -207,7 +207,7 @@ fn detach_tasks_moves_up_to_twice_the_imbalance_and_waits_out_cache_hot_tasks() 
             w.tasks[q].exec_start = w.now;
         }
         settle(&mut w);
-        let mut env = w.lb_env_v4(1, 0, CpuIdleType::Idle);
+        let mut env = w.lb_env(1, 0, CpuIdleType::Idle);
         env.src_cpu = 0;
         (w, env)
     };
