@@ -325,11 +325,13 @@ fn default_jobs() -> usize {
         .unwrap_or(1)
 }
 
-/// Runs every run of the plan on `jobs` threads; results come back in index order.
+/// Runs every run of the plan on `jobs` threads; results come back in index order, and a failure
+/// is the lowest-indexed run's, whichever thread got there first.
 fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
     let jobs = jobs.unwrap_or_else(default_jobs).clamp(1, 64);
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Result<RunResult, Error>>> = Mutex::new(Vec::with_capacity(plan.len()));
+    let results: Mutex<Vec<(usize, Result<RunResult, Error>)>> =
+        Mutex::new(Vec::with_capacity(plan.len()));
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
@@ -338,17 +340,13 @@ fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
                     break;
                 }
                 let r = plan.run(i);
-                results.lock().unwrap().push(r);
+                results.lock().unwrap().push((i, r));
             });
         }
     });
-    let mut out = results
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
-    out.sort_by_key(|r| r.index);
-    Ok(out)
+    let mut all = results.into_inner().unwrap();
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, r)| r).collect()
 }
 
 fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
