@@ -14,22 +14,23 @@
 
 use crate::cpumask::CpuMask;
 use crate::error::{Error, Result};
-use crate::pelt::{Scale, SchedAvg};
 use crate::rng::Rng;
 use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
 use crate::sched::wakeup::WakeKind;
-use crate::sched::{Task, TaskId, TaskState, World, NICE_0_LOAD};
+use crate::sched::{Task, TaskId, TaskState, World};
 use crate::trace::{Counters, MigrateReason, TraceEvent};
 use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
 use crate::workload::{Instance, Metric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+mod history;
 mod ops;
 #[cfg(test)]
 mod tests;
 mod tracepoints;
+mod verify;
 
 /// A socket or pipe: a byte buffer with the tasks waiting to read and to write.
 #[derive(Clone, Debug, Default)]
@@ -39,12 +40,6 @@ struct Channel {
     readers: VecDeque<TaskId>,
     writers: VecDeque<TaskId>,
 }
-
-/// Longest run of a CPU's pre-run housekeeping (see `draw_idle_history`), ns: assumed 2 ms.
-const HISTORY_MAX_RUN: u64 = 2_000_000;
-/// Longest time since a CPU's pre-run housekeeping went to sleep, ns: assumed 64 ms (two PELT
-/// half-lives), so some CPUs carry visible blocked load and others almost none.
-const HISTORY_MAX_IDLE: u64 = 64_000_000;
 
 /// Bounds that keep a run finite and a page responsive; exceeding one is an error, not a hang.
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,115 +240,6 @@ impl<'a> Engine<'a> {
     pub fn with_invariant_checks(mut self) -> Self {
         self.check_invariants = true;
         self
-    }
-
-    /// Every runnable task is on exactly one runqueue (queued or running), runqueue counts and
-    /// weights match their tasks, a CPU runs at most one task, and blocked tasks are on none.
-    ///
-    /// One pass over the event queue and the runqueues: linear in the machine's size per event, so
-    /// checked sweeps stay within a few times the cost of plain runs.
-    fn verify(&self) -> Result<()> {
-        let n = self.w.nr_cpus();
-        let mut seen = vec![0u32; self.w.tasks.len()];
-        // Which CPUs have the completion event of their current generation pending.
-        let mut armed = vec![false; n];
-        for Reverse(e) in self.heap.iter() {
-            if let EvKind::RunDone { cpu, gen } = e.kind {
-                if self.w.rqs[cpu].gen == gen {
-                    armed[cpu] = true;
-                }
-            }
-        }
-        for (cpu, rq) in self.w.rqs.iter().enumerate() {
-            let mut weight = 0;
-            let members: Vec<TaskId> = rq.queue.iter().map(|&(_, t)| t).chain(rq.curr).collect();
-            for &t in &members {
-                seen[t] += 1;
-                weight += self.w.tasks[t].weight;
-                if self.w.tasks[t].cpu != cpu || self.w.tasks[t].state != TaskState::Runnable {
-                    return Err(Error::Scenario(format!(
-                        "invariant: task {t} on rq {cpu} has cpu {} state {:?}",
-                        self.w.tasks[t].cpu, self.w.tasks[t].state
-                    )));
-                }
-            }
-            if members.len() != rq.nr_running
-                || weight != rq.load_weight
-                || rq.cfs_tasks.len() != rq.nr_running
-            {
-                return Err(Error::Scenario(format!(
-                    "invariant: rq {cpu} nr_running {} but {} tasks ({} in cfs_tasks)",
-                    rq.nr_running,
-                    members.len(),
-                    rq.cfs_tasks.len()
-                )));
-            }
-            if self.w.config.util_est {
-                let sum: u64 = members
-                    .iter()
-                    .map(|&t| {
-                        self.w.tasks[t]
-                            .util_est_ewma
-                            .max(self.w.tasks[t].util_est_enqueued)
-                    })
-                    .sum();
-                if sum != rq.util_est_enqueued {
-                    return Err(Error::Scenario(format!(
-                        "invariant: rq {cpu} util_est.enqueued {} but its tasks' estimates sum to {sum}",
-                        rq.util_est_enqueued
-                    )));
-                }
-            }
-            if self.w.idle_mask.test(cpu) != (rq.curr.is_none() && rq.nr_running == 0) {
-                return Err(Error::Scenario(format!(
-                    "invariant: idle mask out of step on CPU{cpu}"
-                )));
-            }
-            if rq.curr.is_none() && rq.nr_running > 0 {
-                return Err(Error::Scenario(format!(
-                    "invariant: CPU{cpu} has {} runnable tasks and runs none",
-                    rq.nr_running
-                )));
-            }
-            if let Some(t) = rq.curr {
-                // Whatever curr does, its completion event (for this generation) is pending.
-                if !armed[cpu] {
-                    return Err(Error::Scenario(format!(
-                        "invariant: CPU{cpu} runs task {t} (work left {}) with no completion event",
-                        self.w.tasks[t].work_left
-                    )));
-                }
-            }
-            if rq.queue.windows(2).any(|w| w[0] > w[1]) {
-                return Err(Error::Scenario(format!(
-                    "invariant: rq {cpu} queue out of vruntime order"
-                )));
-            }
-        }
-        let mut busy_cores = vec![0u32; self.w.active_cores.len()];
-        for c in &self.w.topo.cores {
-            if c.iter().any(|i| self.w.busy_since[i].is_some()) {
-                busy_cores[self.w.topo.cpus[c.first().unwrap_or(0)].package] += 1;
-            }
-        }
-        for (p, &n) in self.w.active_cores.iter().enumerate() {
-            let busy = busy_cores[p];
-            if busy != n {
-                return Err(Error::Scenario(format!(
-                    "invariant: package {p} counts {n} active cores, {busy} are"
-                )));
-            }
-        }
-        for (t, task) in self.w.tasks.iter().enumerate() {
-            let expect = u32::from(task.state == TaskState::Runnable);
-            if seen[t] != expect {
-                return Err(Error::Scenario(format!(
-                    "invariant: task {t} ({:?}) is on {} runqueues",
-                    task.state, seen[t]
-                )));
-            }
-        }
-        Ok(())
     }
 
     fn push(&mut self, t: Nanos, kind: EvKind) {
@@ -751,46 +637,6 @@ impl<'a> Engine<'a> {
             }
             self.freq_update(cpu);
             return;
-        }
-    }
-
-    /// What ran before the workload. On a real machine the CPUs are not all pristine when a
-    /// benchmark starts: the shell, `taskset` and per-CPU kworkers ran here and there and left
-    /// (a) blocked load and utilization on their CPU's cfs_rq, decaying, and (b) a different
-    /// `rq->idle_stamp` per CPU. Both steer fork and wake-up placement: `find_idlest_group()`
-    /// breaks ties between idle groups on `avg_load` (which includes blocked load) and
-    /// `find_idlest_group_cpu()` takes the most recently idled CPU. With pristine CPUs every tie
-    /// would go to the first CPU in group order, a regularity no real machine has.
-    ///
-    /// The model: on each CPU a nice-0 kthread (which sleeps, so its load stays attached) ran for a
-    /// time uniform in `0..HISTORY_MAX_RUN` and went to sleep a time uniform in
-    /// `0..HISTORY_MAX_IDLE` before the run starts; its PELT signal is computed by the kernel's
-    /// arithmetic and decayed to t = 0. The order in which the CPUs went idle becomes `idle_stamp`
-    /// 1..=n ns (only the order matters, and every CPU that goes idle during the run is later; 0
-    /// would mean "not idle" to the `avg_idle` update, so the stamps start at 1). The first
-    /// wake-up onto such a CPU samples its idle time from the run's start, which the
-    /// `2 * max_idle_balance_cost` cap bounds as it would the real, longer idle time.
-    /// Both bounds are assumptions (a few ms of housekeeping, within the last PELT half-lives).
-    fn draw_idle_history(&mut self) {
-        let n = self.w.nr_cpus();
-        let mut idle_since = Vec::with_capacity(n);
-        for cpu in 0..n {
-            let ran = self.rng.below(HISTORY_MAX_RUN) & !1023;
-            let ago = self.rng.below(HISTORY_MAX_IDLE) & !1023;
-            let mut avg = SchedAvg::default();
-            let path = self.w.config.pelt_update;
-            avg.update(ran, 1, NICE_0_LOAD, 1, true, Scale::Time, path);
-            avg.update(ran + ago, 1, 0, 0, false, Scale::Time, path);
-            avg.last_update_time = 0;
-            self.w.rqs[cpu].avg = avg;
-            idle_since.push((ago, cpu));
-        }
-        // Longest ago first: the CPU that went idle last gets the highest stamp.
-        idle_since.sort_unstable_by(|a, b| b.cmp(a));
-        // From 1: in the kernel an idle CPU's stamp is never 0 (it is set as the CPU goes idle),
-        // and `find_idlest_group_cpu()` never picks a CPU whose stamp is 0.
-        for (rank, &(_, cpu)) in idle_since.iter().enumerate() {
-            self.w.rqs[cpu].idle_stamp = rank as Nanos + 1;
         }
     }
 

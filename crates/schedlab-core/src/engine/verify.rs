@@ -1,0 +1,120 @@
+//! The invariant checker of [`Engine::with_invariant_checks`] runs (tests): `verify()`, after
+//! every event, checks the runqueues against their tasks (membership, counts, weights,
+//! `util_est`, vruntime order), the idle mask, the pending completion events and the per-package
+//! active-core counts. It holds no kernel function.
+
+use super::{Engine, EvKind};
+use crate::error::{Error, Result};
+use crate::sched::{TaskId, TaskState};
+use std::cmp::Reverse;
+
+impl Engine<'_> {
+    /// Every runnable task is on exactly one runqueue (queued or running), runqueue counts and
+    /// weights match their tasks, a CPU runs at most one task, and blocked tasks are on none.
+    ///
+    /// One pass over the event queue and the runqueues: linear in the machine's size per event, so
+    /// checked sweeps stay within a few times the cost of plain runs.
+    pub(super) fn verify(&self) -> Result<()> {
+        let n = self.w.nr_cpus();
+        let mut seen = vec![0u32; self.w.tasks.len()];
+        // Which CPUs have the completion event of their current generation pending.
+        let mut armed = vec![false; n];
+        for Reverse(e) in self.heap.iter() {
+            if let EvKind::RunDone { cpu, gen } = e.kind {
+                if self.w.rqs[cpu].gen == gen {
+                    armed[cpu] = true;
+                }
+            }
+        }
+        for (cpu, rq) in self.w.rqs.iter().enumerate() {
+            let mut weight = 0;
+            let members: Vec<TaskId> = rq.queue.iter().map(|&(_, t)| t).chain(rq.curr).collect();
+            for &t in &members {
+                seen[t] += 1;
+                weight += self.w.tasks[t].weight;
+                if self.w.tasks[t].cpu != cpu || self.w.tasks[t].state != TaskState::Runnable {
+                    return Err(Error::Scenario(format!(
+                        "invariant: task {t} on rq {cpu} has cpu {} state {:?}",
+                        self.w.tasks[t].cpu, self.w.tasks[t].state
+                    )));
+                }
+            }
+            if members.len() != rq.nr_running
+                || weight != rq.load_weight
+                || rq.cfs_tasks.len() != rq.nr_running
+            {
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} nr_running {} but {} tasks ({} in cfs_tasks)",
+                    rq.nr_running,
+                    members.len(),
+                    rq.cfs_tasks.len()
+                )));
+            }
+            if self.w.config.util_est {
+                let sum: u64 = members
+                    .iter()
+                    .map(|&t| {
+                        self.w.tasks[t]
+                            .util_est_ewma
+                            .max(self.w.tasks[t].util_est_enqueued)
+                    })
+                    .sum();
+                if sum != rq.util_est_enqueued {
+                    return Err(Error::Scenario(format!(
+                        "invariant: rq {cpu} util_est.enqueued {} but its tasks' estimates sum to {sum}",
+                        rq.util_est_enqueued
+                    )));
+                }
+            }
+            if self.w.idle_mask.test(cpu) != (rq.curr.is_none() && rq.nr_running == 0) {
+                return Err(Error::Scenario(format!(
+                    "invariant: idle mask out of step on CPU{cpu}"
+                )));
+            }
+            if rq.curr.is_none() && rq.nr_running > 0 {
+                return Err(Error::Scenario(format!(
+                    "invariant: CPU{cpu} has {} runnable tasks and runs none",
+                    rq.nr_running
+                )));
+            }
+            if let Some(t) = rq.curr {
+                // Whatever curr does, its completion event (for this generation) is pending.
+                if !armed[cpu] {
+                    return Err(Error::Scenario(format!(
+                        "invariant: CPU{cpu} runs task {t} (work left {}) with no completion event",
+                        self.w.tasks[t].work_left
+                    )));
+                }
+            }
+            if rq.queue.windows(2).any(|w| w[0] > w[1]) {
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} queue out of vruntime order"
+                )));
+            }
+        }
+        let mut busy_cores = vec![0u32; self.w.active_cores.len()];
+        for c in &self.w.topo.cores {
+            if c.iter().any(|i| self.w.busy_since[i].is_some()) {
+                busy_cores[self.w.topo.cpus[c.first().unwrap_or(0)].package] += 1;
+            }
+        }
+        for (p, &n) in self.w.active_cores.iter().enumerate() {
+            let busy = busy_cores[p];
+            if busy != n {
+                return Err(Error::Scenario(format!(
+                    "invariant: package {p} counts {n} active cores, {busy} are"
+                )));
+            }
+        }
+        for (t, task) in self.w.tasks.iter().enumerate() {
+            let expect = u32::from(task.state == TaskState::Runnable);
+            if seen[t] != expect {
+                return Err(Error::Scenario(format!(
+                    "invariant: task {t} ({:?}) is on {} runqueues",
+                    task.state, seen[t]
+                )));
+            }
+        }
+        Ok(())
+    }
+}
