@@ -58,6 +58,13 @@ pub struct Tbench {
     /// Work of one `fork()` in the main task, in us; assumed.
     #[serde(default = "default_fork_us")]
     pub fork_us: u64,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 fn default_duration_ms() -> u64 {
@@ -99,6 +106,7 @@ impl Tbench {
             client_us: default_client_us(),
             server_us: default_server_us(),
             fork_us: default_fork_us(),
+            speed: Default::default(),
         }
     }
 
