@@ -17,9 +17,26 @@
 //! transaction per client completes after the clock stops (counted: a negligible excess when
 //! transactions are short next to the run).
 //!
+//! The receive side of a loopback send runs on the **sending** CPU, in the sender's time. `send()`
+//! goes down to `__dev_queue_xmit()` under `rcu_read_lock_bh()`; `loopback_xmit()` hands the skb to
+//! `netif_rx()`, whose `netif_rx_internal()` queues it on the backlog of the CPU it runs on
+//! (`enqueue_to_backlog(skb, get_cpu(), ...)`; only RPS, off by default, picks another) and raises
+//! NET_RX_SOFTIRQ there; the `local_bh_enable()` of `rcu_read_unlock_bh()` then runs `do_softirq()`
+//! on that CPU before `send()` returns: `net_rx_action()` -> `process_backlog()` -> `ip_rcv()` ->
+//! `tcp_v4_rcv()` -> `tcp_rcv_established()` queues the data and calls `sk_data_ready`, which is
+//! `sock_def_readable()`: `wake_up_interruptible_sync_poll()`, a `WF_SYNC` wake-up of the task
+//! sleeping in `recv()` (drivers/net/loopback.c, net/core/dev.c, net/ipv4/tcp_input.c, v4.x-v6.x
+//! alike). The model: each `Send` is preceded by that softirq's work, added to the sender's own
+//! `Run` ([`Tbench::rx_softirq_work`]: `rx_softirq_ns` per message plus `rx_softirq_ns_per_kib`),
+//! so it runs on the sender's CPU at that CPU's speed, and the receiver, blocked in `Recv`, is woken
+//! only at its end, from the sender's CPU, with `WF_SYNC` (what `Op::Send` does). Simplifications:
+//! the softirq's time is the sender's runtime (as without `CONFIG_IRQ_TIME_ACCOUNTING`; with it the
+//! kernel moves it out of the task's `clock_task`, not off the CPU); a message is one skb (tbench's
+//! messages are far below loopback's 64 KiB MTU).
+//!
 //! Left out: the variety of `client.txt` operations (every transaction has the same sizes and costs
-//! here; the parameters are their average), TCP's own dynamics (ACKs, delayed ACKs, window), softirq
-//! processing on another CPU, the warm-up period tbench discards.
+//! here; the parameters are their average), TCP's own dynamics (ACKs, delayed ACKs, window), RPS,
+//! the warm-up period tbench discards.
 
 use super::{Instance, Metric, Op, Program};
 use crate::error::{Error, Result};
@@ -51,13 +68,28 @@ pub struct Tbench {
     #[serde(default = "default_client_us")]
     pub client_us: u64,
     /// Server work per transaction, in us: `recv()`, carrying out the operation, `send()`. Assumed 10,
-    /// so one pair alone moves 4352 bytes per 15 us, ~290 MB/s: the order of magnitude tbench
-    /// reports for one client on a 2020-era x86 core (unverified).
+    /// so one pair alone moves 4352 bytes per 15 us of the tasks' own work (17.1 us with the two
+    /// sends' receive softirqs, ~255 MB/s): the order of magnitude tbench reports for one client
+    /// on a 2020-era x86 core (unverified).
     #[serde(default = "default_server_us")]
     pub server_us: u64,
     /// Work of one `fork()` in the main task, in us; assumed.
     #[serde(default = "default_fork_us")]
     pub fork_us: u64,
+    /// Receive-side softirq work of one loopback message on the sending CPU, per message, in ns on
+    /// a capacity-1024 CPU at its highest OPP: `netif_rx()` to `tcp_v4_rcv()` and
+    /// `sock_def_readable()`. **[assumed]** 1000: the IPv4/TCP receive path of one skb is a few
+    /// thousand instructions (backlog, IP, socket lookup, TCP fast path, queueing, the wake-up
+    /// call), about a microsecond on a 2-3 GHz server core; no measurement of it was found.
+    #[serde(default = "default_rx_softirq_ns")]
+    pub rx_softirq_ns: u64,
+    /// The same softirq's work per KiB of the message, in ns. **[assumed]** 20: on loopback the skb
+    /// is handed over, not copied, and its checksum is not verified (`CHECKSUM_PARTIAL` from
+    /// `loopback_xmit()`'s device features), so the payload is not read in softirq (the copy to
+    /// user space is the receiver's `recv()`); what grows with the size is the skb's page
+    /// bookkeeping and the socket's memory accounting, a few cache lines per KiB.
+    #[serde(default = "default_rx_softirq_ns_per_kib")]
+    pub rx_softirq_ns_per_kib: u64,
     /// This workload's speed per core type and its SMT contention, apart from the
     /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
     #[serde(
@@ -85,6 +117,12 @@ fn default_server_us() -> u64 {
 fn default_fork_us() -> u64 {
     50
 }
+fn default_rx_softirq_ns() -> u64 {
+    1_000
+}
+fn default_rx_softirq_ns_per_kib() -> u64 {
+    20
+}
 
 /// Parameters a scenario may sweep.
 pub const SWEEPABLE: &[&str] = &["clients", "duration_ms"];
@@ -106,12 +144,21 @@ impl Tbench {
             client_us: default_client_us(),
             server_us: default_server_us(),
             fork_us: default_fork_us(),
+            rx_softirq_ns: default_rx_softirq_ns(),
+            rx_softirq_ns_per_kib: default_rx_softirq_ns_per_kib(),
             speed: Default::default(),
         }
     }
 
     pub fn metric(&self) -> Metric {
         Metric::MegabytesPerSecond
+    }
+
+    /// Work (reference ns x WORK_SCALE) of the loopback receive softirq that a send of `bytes`
+    /// runs on the sending CPU before the receiver's wake-up (see the module doc).
+    pub fn rx_softirq_work(&self, bytes: u64) -> u64 {
+        let ns = self.rx_softirq_ns + bytes.saturating_mul(self.rx_softirq_ns_per_kib) / 1024;
+        ns.saturating_mul(WORK_SCALE)
     }
 
     pub fn set_param(&mut self, name: &str, value: u64) -> Result<()> {
@@ -166,6 +213,13 @@ impl Tbench {
         if self.client_us > 1_000_000 || self.server_us > 1_000_000 || self.fork_us > 1_000_000 {
             return err("client_us, server_us and fork_us must be at most 1000000 (1 s)".into());
         }
+        if self.rx_softirq_ns > 1_000_000_000 || self.rx_softirq_ns_per_kib > 1_000_000 {
+            return err(
+                "rx_softirq_ns must be at most 1000000000 (1 s) and rx_softirq_ns_per_kib at most \
+                 1000000"
+                    .into(),
+            );
+        }
         let busy = (2 * self.clients as u64).min(topo.nr_cpus() as u64);
         let per_transaction_ns = (self.client_us + self.server_us) * NSEC_PER_USEC;
         let transactions =
@@ -182,6 +236,7 @@ impl Tbench {
         let us = |v: u64| v * NSEC_PER_USEC * WORK_SCALE;
         let n = self.clients as usize;
         let (rq, rp) = (self.request_bytes, self.reply_bytes);
+        let (request_rx, reply_rx) = (self.rx_softirq_work(rq), self.rx_softirq_work(rp));
         let mut main = Vec::with_capacity(4 * n + 6);
         for i in 0..n {
             for p in [1 + 2 * i, 2 + 2 * i] {
@@ -220,8 +275,9 @@ impl Tbench {
                         pool: 0,
                         exhausted: 5,
                     },
+                    // The operation, then the reply's loopback receive softirq on this CPU.
                     Op::Run {
-                        work: us(self.server_us),
+                        work: us(self.server_us) + reply_rx,
                         jitter_ppm: 0,
                     },
                     Op::Send {
@@ -230,6 +286,10 @@ impl Tbench {
                     },
                     Op::Jump(0),
                     // Past the deadline: answer the last request and leave.
+                    Op::Run {
+                        work: reply_rx,
+                        jitter_ppm: 0,
+                    },
                     Op::Send {
                         chan: resp,
                         bytes: rp,
@@ -245,8 +305,9 @@ impl Tbench {
                         pool: 0,
                         exhausted: 7,
                     },
+                    // The request, then its loopback receive softirq on this CPU.
                     Op::Run {
-                        work: us(self.client_us),
+                        work: us(self.client_us) + request_rx,
                         jitter_ppm: 0,
                     },
                     Op::Send {
@@ -260,6 +321,10 @@ impl Tbench {
                     Op::Count(rq + rp),
                     Op::Jump(1),
                     // Past the deadline: a last request lets a waiting server see it and leave.
+                    Op::Run {
+                        work: request_rx,
+                        jitter_ppm: 0,
+                    },
                     Op::Send {
                         chan: req,
                         bytes: rq,
