@@ -27,12 +27,15 @@
 //! `sock_def_readable()`: `wake_up_interruptible_sync_poll()`, a `WF_SYNC` wake-up of the task
 //! sleeping in `recv()` (drivers/net/loopback.c, net/core/dev.c, net/ipv4/tcp_input.c, v4.x-v6.x
 //! alike). The model: each `Send` is preceded by that softirq's work, added to the sender's own
-//! `Run` ([`Tbench::rx_softirq_work`]: `rx_softirq_ns` per message plus `rx_softirq_ns_per_kib`),
+//! `Run` ([`Tbench::rx_softirq_work`]: `rx_softirq_ns` per skb plus `rx_softirq_ns_per_kib`),
 //! so it runs on the sender's CPU at that CPU's speed, and the receiver, blocked in `Recv`, is woken
 //! only at its end, from the sender's CPU, with `WF_SYNC` (what `Op::Send` does). Simplifications:
 //! the softirq's time is the sender's runtime (as without `CONFIG_IRQ_TIME_ACCOUNTING`; with it the
-//! kernel moves it out of the task's `clock_task`, not off the CPU); a message is one skb (tbench's
-//! messages are far below loopback's 64 KiB MTU).
+//! kernel moves it out of the task's `clock_task`, not off the CPU); a message is sent as skbs of up
+//! to 64 KiB ([`LOOPBACK_SKB_MAX_BYTES`]), each paying `rx_softirq_ns`, and the receiver, whose
+//! `Recv` wants the whole message, is woken once, after the last of them (the kernel's
+//! `sock_def_readable()` runs per skb, and a `recv()` without `MSG_WAITALL` may return early and
+//! sleep again).
 //!
 //! Left out: the variety of `client.txt` operations (every transaction has the same sizes and costs
 //! here; the parameters are their average), TCP's own dynamics (ACKs, delayed ACKs, window), RPS,
@@ -76,7 +79,7 @@ pub struct Tbench {
     /// Work of one `fork()` in the main task, in us; assumed.
     #[serde(default = "default_fork_us")]
     pub fork_us: u64,
-    /// Receive-side softirq work of one loopback message on the sending CPU, per message, in ns on
+    /// Receive-side softirq work of one loopback send on the sending CPU, per skb, in ns on
     /// a capacity-1024 CPU at its highest OPP: `netif_rx()` to `tcp_v4_rcv()` and
     /// `sock_def_readable()`. **[assumed]** 1000: the IPv4/TCP receive path of one skb is a few
     /// thousand instructions (backlog, IP, socket lookup, TCP fast path, queueing, the wake-up
@@ -124,6 +127,10 @@ fn default_rx_softirq_ns_per_kib() -> u64 {
     20
 }
 
+/// Largest skb a loopback send hands to `loopback_xmit()`: TCP builds GSO skbs of up to
+/// `gso_max_size` (64 KiB; loopback's MTU is 64 KiB too), each one `netif_rx()` and one softirq pass.
+pub const LOOPBACK_SKB_MAX_BYTES: u64 = 65_536;
+
 /// Parameters a scenario may sweep.
 pub const SWEEPABLE: &[&str] = &["clients", "duration_ms"];
 pub const MAX_CLIENTS: u32 = 4096;
@@ -157,7 +164,9 @@ impl Tbench {
     /// Work (reference ns x WORK_SCALE) of the loopback receive softirq that a send of `bytes`
     /// runs on the sending CPU before the receiver's wake-up (see the module doc).
     pub fn rx_softirq_work(&self, bytes: u64) -> u64 {
-        let ns = self.rx_softirq_ns + bytes.saturating_mul(self.rx_softirq_ns_per_kib) / 1024;
+        let skbs = bytes.div_ceil(LOOPBACK_SKB_MAX_BYTES).max(1);
+        let ns = skbs.saturating_mul(self.rx_softirq_ns)
+            + bytes.saturating_mul(self.rx_softirq_ns_per_kib) / 1024;
         ns.saturating_mul(WORK_SCALE)
     }
 
@@ -374,6 +383,29 @@ mod tests {
                 bytes: 256
             }));
         }
+    }
+
+    #[test]
+    fn the_receive_softirq_costs_per_skb_and_per_kib() {
+        let t = Tbench::new(1);
+        assert_eq!(t.rx_softirq_work(256), (1_000 + 5) * WORK_SCALE);
+        assert_eq!(t.rx_softirq_work(4096), (1_000 + 80) * WORK_SCALE);
+        // 128 KiB leave as two 64 KiB skbs.
+        assert_eq!(t.rx_softirq_work(131_072), (2_000 + 2_560) * WORK_SCALE);
+        // Before each send, the sender's own run carries its message's softirq.
+        let inst = t.instantiate(&topo()).unwrap();
+        let client = &inst.programs[2].ops;
+        let send = client
+            .iter()
+            .position(|op| matches!(op, Op::Send { .. }))
+            .unwrap();
+        assert_eq!(
+            client[send - 1],
+            Op::Run {
+                work: 5_000 * WORK_SCALE + t.rx_softirq_work(256),
+                jitter_ppm: 0
+            }
+        );
     }
 
     #[test]
