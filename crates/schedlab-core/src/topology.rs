@@ -63,7 +63,9 @@ pub struct ClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smt_sharing_groups: Option<Vec<Vec<u32>>>,
     /// Throughput of each busy thread, in 1/1024 of a lone thread, when k threads of one sharing group
-    /// are busy (entry k-1). Missing entries repeat the last one. Default: no contention.
+    /// are busy (entry k-1). Missing entries repeat the last one. Default: no contention. This is
+    /// the core's figure for an average workload; a workload may bring its own for the core type
+    /// (`speed.smt_throughput`, see [`crate::workload::speed`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub smt_throughput: Vec<u32>,
     /// `capacity_orig` of each CPU (`arch_scale_cpu_capacity`), at most 1024.
