@@ -79,3 +79,16 @@ fn ebizzy_shares_a_power9_small_core_worse_than_an_average_workload() {
     assert!((own - 522.0 / 1024.0).abs() < 0.02, "ebizzy's own: {own}");
     assert!((avg - 820.0 / 1024.0).abs() < 0.02, "core default: {avg}");
 }
+
+#[test]
+fn only_e1_and_e3_run_at_speeds_other_than_capacity() {
+    // The other built-ins have no calibrated speed for their core types (Juno's A72/A53, TC2's
+    // A15/A7, Intel's cores: no public figure) and no workload SMT table of their own, so they
+    // run exactly as capacity_orig and the cores' smt_throughput say.
+    for b in schedlab_core::scenarios::BUILTIN {
+        let plan = Plan::new(&schedlab_core::scenarios::builtin(b.name).unwrap()).unwrap();
+        let own = plan.instances.iter().any(|i| i.rates != Default::default());
+        let expected = matches!(b.name, "hikey960-asym-packing" | "power9-bigcore-asym-smt");
+        assert_eq!(own, expected, "{}", b.name);
+    }
+}
