@@ -63,7 +63,9 @@ pub struct ClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smt_sharing_groups: Option<Vec<Vec<u32>>>,
     /// Throughput of each busy thread, in 1/1024 of a lone thread, when k threads of one sharing group
-    /// are busy (entry k-1). Missing entries repeat the last one. Default: no contention.
+    /// are busy (entry k-1). Missing entries repeat the last one. Default: no contention. This is
+    /// the core's figure for an average workload; a workload may bring its own for the core type
+    /// (`speed.smt_throughput`, see [`crate::workload::speed`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub smt_throughput: Vec<u32>,
     /// `capacity_orig` of each CPU (`arch_scale_cpu_capacity`), at most 1024.
@@ -203,19 +205,41 @@ impl Topology {
         &self.spec.clusters[self.cpus[cpu].cluster].name
     }
 
-    /// Work (in reference ns x [`crate::units::WORK_SCALE`]) a CPU does per ns:
-    /// `capacity_orig/1024 * freq/reference_freq * smt_throughput/1024`.
+    /// Work (in reference ns x [`crate::units::WORK_SCALE`]) a CPU does per ns for a workload that
+    /// runs at the CPU's `capacity_orig` and the core's SMT throughput (see [`Self::work_rate_for`]).
     pub fn work_rate(&self, cpu: usize, freq_khz: u32, busy_siblings_in_group: usize) -> u64 {
         let c = &self.cpus[cpu];
         let group = &self.smt_groups[c.smt_group];
+        self.work_rate_for(
+            cpu,
+            freq_khz,
+            busy_siblings_in_group,
+            c.capacity_orig,
+            &group.throughput,
+        )
+    }
+
+    /// Work a CPU does per ns for a workload whose speed at the CPU's reference frequency is
+    /// `speed_orig` (capacity units) and whose SMT throughput table is `throughput` (never empty):
+    /// `speed_orig/1024 * freq/reference_freq * throughput[k-1]/1024`. The workload's own speeds
+    /// are in [`crate::workload::speed`].
+    pub fn work_rate_for(
+        &self,
+        cpu: usize,
+        freq_khz: u32,
+        busy_siblings_in_group: usize,
+        speed_orig: u32,
+        throughput: &[u32],
+    ) -> u64 {
+        let c = &self.cpus[cpu];
         let k = busy_siblings_in_group.max(1);
-        let tp = *group
-            .throughput
+        let tp = *throughput
             .get(k - 1)
-            .unwrap_or_else(|| group.throughput.last().unwrap()) as u64;
+            .or(throughput.last())
+            .expect("validated: a throughput table is never empty") as u64;
         let reference = self.freq_domains[c.freq_domain].reference_khz() as u64;
-        // Fits in u64: 1024 x 1024 x 2e7 kHz x 1024 < 2^64.
-        let rate = crate::units::WORK_SCALE * c.capacity_orig as u64 * freq_khz as u64 * tp
+        // Fits in u64: 1024 x 16384 (`MAX_SPEED_ORIG`) x 2e7 kHz x 1024 < 2^59.
+        let rate = crate::units::WORK_SCALE * speed_orig as u64 * freq_khz as u64 * tp
             / (SCHED_CAPACITY_SCALE * reference * 1024);
         rate.max(1)
     }

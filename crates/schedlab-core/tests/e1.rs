@@ -34,8 +34,12 @@ fn asym_packing_uses_big_cpus_first_and_mainline_is_random() {
             base.mean
         );
         if row.param <= 4 {
+            // 8%, not the 10% of before sysbench's calibrated speed: an A53 now runs it at 0.559
+            // of an A73 (the board's 15.86 s against 8.86 s), not at capacity's 0.451, so a thread
+            // left on a little costs less. The placements are the same run for run (the scheduler
+            // sees capacity_orig either way); at 4 threads the spread fell from 12.1% to 9.2%.
             assert!(
-                base.spread_pct > 10.0,
+                base.spread_pct > 8.0,
                 "threads {}: mainline spread only {}%",
                 row.param,
                 base.spread_pct
@@ -60,9 +64,10 @@ fn one_thread_on_an_a73_matches_the_calibration() {
     let t = e1(4, 3);
     let patch = &t.rows[0].cells[1];
     assert!((patch.mean - 8.86).abs() < 0.02, "{}", patch.mean);
-    // On an A53 (capacity 462) the same work takes 1024/462 as long.
+    // On an A53 the same work takes the board's 15.86 s: sysbench's own speed there (572/1024 at
+    // max OPP, `sysbench::CALIBRATION`), not capacity_orig 462 (which gave 19.64 s).
     let base = &t.rows[0].cells[0];
-    let little = 8.86 * 1024.0 / 462.0;
+    let little = 15.86;
     assert!(
         base.runs
             .iter()

@@ -203,11 +203,17 @@ fn e3_asym_smt_spreads_the_threads_in_every_run_the_baseline_only_sometimes() {
     // or after its 3rd failed idle balance (need_active_balance(), cache_nice_tries 0 at SMT);
     // a CPU going idle brings its next balance forward (update_next_balance() in
     // idle_balance()), so the threads reach both small cores early in every run.
+    // 0.96, not 0.97 since ebizzy's own SMT contention (`Ebizzy::speed_defaults`: 529/1024 per
+    // thread with two busy and E3's 2 us under the mm lock, not the core's 820): `explain --run 2`
+    // shows small-core-smt's threads forked onto one small core ({0,2,4,6}) and split by CPU1's
+    // active balance at 64 ms (the 4th failed pass), the same decisions as before, but those
+    // 64 ms now cost 64 x 0.48 ms of records rather than 64 x 0.2: 33750 against the baseline's
+    // best 34827 (0.969).
     for variant in ["asym-smt", "small-core-smt"] {
         let v = values(variant);
         let (vlo, vhi) = spread(&v);
         assert!(
-            vlo > hi * 0.97,
+            vlo > hi * 0.96,
             "{variant}: {vlo}..{vhi} vs baseline best {hi}"
         );
     }

@@ -157,7 +157,10 @@ fn rtapp_scenario(machine: &str, json: &str) -> Scenario {
         title: String::new(),
         description: String::new(),
         machine: MachineRef::Preset(machine.into()),
-        workload: WorkloadSpec::RtApp(RtApp { json: json.into() }),
+        workload: WorkloadSpec::RtApp(RtApp {
+            json: json.into(),
+            speed: Default::default(),
+        }),
         sweep: None,
         variants: vec![VariantSpec {
             name: "v6.8".into(),

@@ -51,7 +51,10 @@ fn scenario(json: &str) -> Scenario {
         title: String::new(),
         description: String::new(),
         machine: MachineRef::Preset("hikey960".into()),
-        workload: WorkloadSpec::RtApp(RtApp { json: json.into() }),
+        workload: WorkloadSpec::RtApp(RtApp {
+            json: json.into(),
+            speed: Default::default(),
+        }),
         sweep: None,
         variants: vec![VariantSpec {
             name: "v4.16".into(),
@@ -505,7 +508,14 @@ fn duration_stops_a_task_that_loops_forever_and_counts_its_loops() {
     let out = run(&json);
     assert_eq!(out.sim_ns, ms(1000));
     close(out.value, 100.0, 1.0);
-    assert_eq!(RtApp { json }.metric(), Metric::Count);
+    assert_eq!(
+        RtApp {
+            json,
+            speed: Default::default()
+        }
+        .metric(),
+        Metric::Count
+    );
 }
 
 #[test]
@@ -561,7 +571,8 @@ fn a_scenario_file_carries_the_rt_app_file_verbatim() {
     assert_eq!(
         s.workload,
         WorkloadSpec::RtApp(RtApp {
-            json: rtapp_json.clone()
+            json: rtapp_json.clone(),
+            speed: Default::default(),
         })
     );
     let plan = Plan::new(&s).unwrap();

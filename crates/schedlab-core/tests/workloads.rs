@@ -159,8 +159,65 @@ fn forks(plan: &Plan, i: usize) -> usize {
 
 // ---------------------------------------------------------------- tbench
 
-/// Bytes over time of one transaction alone: (256 + 4096) bytes per (5 + 10) us.
-const TBENCH_ONE_PAIR_MB_S: f64 = 4352.0 / 15e-6 / 1e6;
+/// Bytes over time of one transaction alone: (256 + 4096) bytes per (5 + 10) us of the tasks' own
+/// work plus each send's loopback receive softirq on the sender's CPU (1000 ns per message and
+/// 20 ns per KiB: 1005 ns for the request, 1080 ns for the reply).
+const TBENCH_ONE_PAIR_MB_S: f64 = 4352.0 / 17.085e-6 / 1e6;
+
+/// CPU time the tasks named `name` got in a traced run, from their `sched_switch` intervals; task 0
+/// (the main task, which forks the others) left out.
+fn runtime_by_name(trace: &schedlab_core::experiment::RunTrace, name: &str) -> u64 {
+    use schedlab_core::trace::TraceEvent;
+    let mut on_cpu: Vec<Option<(usize, u64)>> = vec![None; 64];
+    let mut total = vec![0u64; trace.task_names.len()];
+    for e in &trace.events {
+        if let TraceEvent::Switch { t, cpu, next, .. } = *e {
+            if let Some((task, since)) = on_cpu[cpu].take() {
+                total[task] += t - since;
+            }
+            on_cpu[cpu] = next.map(|n| (n, t));
+        }
+    }
+    (1..total.len())
+        .filter(|&i| trace.task_names[i] == name)
+        .map(|i| total[i])
+        .sum()
+}
+
+#[test]
+fn tbench_the_loopback_receive_softirq_is_the_senders_time() {
+    // One pair on two CPUs: per transaction the client runs its 5 us and its request's softirq
+    // (1005 ns), the server its 10 us and its reply's (1080 ns), each on its own CPU before the
+    // other is woken: with the softirq charged to the receiver instead, the client's share would be
+    // 5 + 1.08 us.
+    let t = Tbench {
+        duration_ms: 20,
+        ..Tbench::new(1)
+    };
+    let plan = Plan::new(&scenario(flat(2), WorkloadSpec::Tbench(t), 1)).unwrap();
+    let trace = plan.run_traced(0).unwrap();
+    let transactions = trace.result.value * 1e6 * 0.020 / 4352.0;
+    let client = runtime_by_name(&trace, "tbench") as f64 / transactions;
+    let server = runtime_by_name(&trace, "tbench_srv") as f64 / transactions;
+    assert!(
+        (client - 6_005.0).abs() < 60.0,
+        "client {client} ns per transaction"
+    );
+    assert!(
+        (server - 11_080.0).abs() < 60.0,
+        "server {server} ns per transaction"
+    );
+    // Without the softirq cost the pair is back at (5 + 10) us per transaction.
+    let t = Tbench {
+        duration_ms: 20,
+        rx_softirq_ns: 0,
+        rx_softirq_ns_per_kib: 0,
+        ..Tbench::new(1)
+    };
+    let plan = Plan::new(&scenario(flat(2), WorkloadSpec::Tbench(t), 1)).unwrap();
+    let v = plan.run(0).unwrap().value;
+    assert!(close(v, 4352.0 / 15e-6 / 1e6, 0.02), "{v}");
+}
 
 #[test]
 fn tbench_one_client_moves_a_transaction_per_client_and_server_work() {

@@ -4,7 +4,9 @@
 //! simulated time.
 //!
 //! Work progress: the running task of each CPU does `rate` work units per ns, where the rate follows
-//! capacity, frequency and busy SMT siblings ([`Topology::work_rate`]). Whenever a rate changes, the
+//! the workload's speed on the CPU's core type (`capacity_orig` unless the workload has its own,
+//! [`crate::workload::speed`]), frequency and busy SMT siblings (the core's contention or the
+//! workload's own, [`crate::workload::speed::Rates::work_rate`]). Whenever a rate changes, the
 //! progress so far is accounted and the CPU's completion event is re-armed; stale events are
 //! recognised by a per-CPU generation number.
 //!
@@ -489,7 +491,7 @@ impl<'a> Engine<'a> {
         let rate = if self.fixed_rate[curr] {
             WORK_SCALE
         } else {
-            self.w.topo.work_rate(cpu, khz, busy)
+            self.inst.rates.work_rate(&self.w.topo, cpu, khz, busy)
         };
         self.w.rqs[cpu].rate = rate;
         self.arm_run_done(cpu);

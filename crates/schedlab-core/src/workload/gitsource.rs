@@ -52,6 +52,13 @@ pub struct Gitsource {
     /// Run-to-run variation of each command's work, in ppm; assumed 50000 (+-5%).
     #[serde(default = "default_jitter_ppm")]
     pub jitter_ppm: u32,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 fn default_processes() -> u32 {
@@ -105,6 +112,7 @@ impl Default for Gitsource {
             io_us: default_io_us(),
             parallel_every: default_parallel_every(),
             jitter_ppm: default_jitter_ppm(),
+            speed: Default::default(),
         }
     }
 }

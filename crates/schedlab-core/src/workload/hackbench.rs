@@ -81,6 +81,13 @@ pub struct Hackbench {
     /// message), in us; assumed.
     #[serde(default = "default_worker_init_us")]
     pub worker_init_us: u64,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 fn default_groups() -> u32 {
@@ -143,6 +150,7 @@ impl Default for Hackbench {
             copy_mb_per_s: default_copy_mb_per_s(),
             fork_us: default_fork_us(),
             worker_init_us: default_worker_init_us(),
+            speed: Default::default(),
         }
     }
 }

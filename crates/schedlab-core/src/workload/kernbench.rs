@@ -55,6 +55,13 @@ pub struct Kernbench {
     /// Run-to-run variation of each compile, in ppm; assumed 50000 (+-5%).
     #[serde(default = "default_jitter_ppm")]
     pub jitter_ppm: u32,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 fn default_files() -> u32 {
@@ -106,6 +113,7 @@ impl Kernbench {
             make_us: default_make_us(),
             link_ms: default_link_ms(),
             jitter_ppm: default_jitter_ppm(),
+            speed: Default::default(),
         }
     }
 

@@ -6,6 +6,7 @@ pub mod gitsource;
 pub mod hackbench;
 pub mod kernbench;
 pub mod rtapp;
+pub mod speed;
 pub mod sysbench;
 pub mod tbench;
 pub mod twostep;
@@ -216,6 +217,9 @@ pub struct Instance {
     /// `taskset`: the CPUs the first tasks (and so, by inheritance, all) may use.
     pub taskset: Option<crate::cpumask::CpuMask>,
     pub metric: Metric,
+    /// The workload's speed on each CPU and its SMT contention, resolved against the machine
+    /// ([`speed::Rates`]; empty: `capacity_orig` and the cores' own SMT throughput).
+    pub rates: speed::Rates,
 }
 
 impl Instance {
@@ -236,6 +240,7 @@ impl Instance {
             stop_at: None,
             taskset: None,
             metric,
+            rates: speed::Rates::default(),
         }
     }
 
@@ -317,7 +322,7 @@ impl WorkloadSpec {
     /// The programs and objects of one run on `topo` (rt-app's `calibration` and the like refer to
     /// the machine's CPUs). The result is validated.
     pub fn instantiate(&self, topo: &Topology) -> Result<Instance> {
-        let inst = match self {
+        let mut inst = match self {
             WorkloadSpec::SysbenchCpu(s) => s.instantiate()?,
             WorkloadSpec::Hackbench(s) => s.instantiate()?,
             WorkloadSpec::Ebizzy(s) => s.instantiate(topo)?,
@@ -328,7 +333,36 @@ impl WorkloadSpec {
             WorkloadSpec::TwoStep(s) => s.instantiate(topo)?,
         };
         inst.validate()?;
+        inst.rates = speed::Rates::resolve(self.speed(), &self.speed_defaults(topo), topo)?;
         Ok(inst)
+    }
+
+    /// The speeds the spec gives (`"speed"`).
+    pub fn speed(&self) -> &speed::WorkloadSpeed {
+        match self {
+            WorkloadSpec::SysbenchCpu(s) => &s.speed,
+            WorkloadSpec::Hackbench(s) => &s.speed,
+            WorkloadSpec::Ebizzy(s) => &s.speed,
+            WorkloadSpec::RtApp(r) => &r.speed,
+            WorkloadSpec::Tbench(s) => &s.speed,
+            WorkloadSpec::Kernbench(s) => &s.speed,
+            WorkloadSpec::Gitsource(s) => &s.speed,
+            WorkloadSpec::TwoStep(s) => &s.speed,
+        }
+    }
+
+    /// The kind's own calibrated speeds and SMT contention, below what the spec gives. Kinds and
+    /// core types without a figure run at `capacity_orig` and the core's `smt_throughput`
+    /// **[assumed]**: no public per-workload measurement was found for them.
+    pub fn speed_defaults(&self, topo: &Topology) -> speed::Defaults {
+        match self {
+            WorkloadSpec::SysbenchCpu(_) => speed::Defaults {
+                per_mhz: sysbench::CALIBRATION,
+                smt_throughput: vec![],
+            },
+            WorkloadSpec::Ebizzy(s) => s.speed_defaults(topo),
+            _ => speed::Defaults::default(),
+        }
     }
 
     pub fn metric(&self) -> Metric {

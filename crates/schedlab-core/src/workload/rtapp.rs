@@ -129,6 +129,13 @@ use std::collections::BTreeMap;
 #[serde(deny_unknown_fields)]
 pub struct RtApp {
     pub json: String,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 impl RtApp {

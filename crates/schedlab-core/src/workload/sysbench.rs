@@ -6,6 +6,10 @@
 //! The model: a main thread (started on a random CPU, as the shell's) creates the threads one after
 //! another; each does a little start-up work and waits on a gate; the main thread opens the gate,
 //! starts the clock, waits for all threads, stops the clock.
+//!
+//! Speed: `event_us` is work on a capacity-1024 CPU at its highest OPP, so one thread's 10000 events
+//! take 8.86 s on a HiKey960 A73 at 2362 MHz, the board's measurement. On other core types the
+//! prime test runs at its own speed ([`CALIBRATION`], [`super::speed`]), not at capacity_orig.
 
 use super::{Instance, Metric, Op, Program};
 use crate::error::{Error, Result};
@@ -36,7 +40,27 @@ pub struct SysbenchCpu {
     /// Work a new thread does before it waits at the start barrier, in us.
     #[serde(default = "default_thread_init_us")]
     pub thread_init_us: u64,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
+
+/// sysbench-cpu's measured speed per MHz, from the DynamIQ RFC's HiKey960 board (March 2018,
+/// hardware-facts.md): one thread at max OPP takes 8.86 s on an A73 (2362 MHz) and 15.86 s on an A53
+/// (1844 MHz), a speed ratio of 0.5586 at max OPP where the capacities say 462/1024 = 0.451. Per
+/// MHz: 1024 x (8.86 / 15.86) x (2362 / 1844) = 732.8 -> 733, which the A53's 1844 MHz turns back
+/// into 572 (0.5586 of the A73's 1024: 15.86 s). The prime test is integer-divide bound, where the
+/// in-order A53 loses less to the A73 than on Dhrystone. Other pairs (A72/A53 on Juno, A15/A7 on
+/// TC2) have no public figure **[assumed]**: they run at capacity_orig.
+pub const CALIBRATION: &[super::speed::Calibration] = &[super::speed::Calibration {
+    core_type: "Cortex-A53",
+    against: "Cortex-A73",
+    per_mhz: 733,
+}];
 
 fn default_max_requests() -> u64 {
     10_000
@@ -67,6 +91,7 @@ impl SysbenchCpu {
             event_jitter_ppm: default_event_jitter_ppm(),
             clone_us: default_clone_us(),
             thread_init_us: default_thread_init_us(),
+            speed: Default::default(),
         }
     }
 

@@ -17,9 +17,29 @@
 //! transaction per client completes after the clock stops (counted: a negligible excess when
 //! transactions are short next to the run).
 //!
+//! The receive side of a loopback send runs on the **sending** CPU, in the sender's time. `send()`
+//! goes down to `__dev_queue_xmit()` under `rcu_read_lock_bh()`; `loopback_xmit()` hands the skb to
+//! `netif_rx()`, whose `netif_rx_internal()` queues it on the backlog of the CPU it runs on
+//! (`enqueue_to_backlog(skb, get_cpu(), ...)`; only RPS, off by default, picks another) and raises
+//! NET_RX_SOFTIRQ there; the `local_bh_enable()` of `rcu_read_unlock_bh()` then runs `do_softirq()`
+//! on that CPU before `send()` returns: `net_rx_action()` -> `process_backlog()` -> `ip_rcv()` ->
+//! `tcp_v4_rcv()` -> `tcp_rcv_established()` queues the data and calls `sk_data_ready`, which is
+//! `sock_def_readable()`: `wake_up_interruptible_sync_poll()`, a `WF_SYNC` wake-up of the task
+//! sleeping in `recv()` (drivers/net/loopback.c, net/core/dev.c, net/ipv4/tcp_input.c, v4.x-v6.x
+//! alike). The model: each `Send` is preceded by that softirq's work, added to the sender's own
+//! `Run` ([`Tbench::rx_softirq_work`]: `rx_softirq_ns` per skb plus `rx_softirq_ns_per_kib`),
+//! so it runs on the sender's CPU at that CPU's speed, and the receiver, blocked in `Recv`, is woken
+//! only at its end, from the sender's CPU, with `WF_SYNC` (what `Op::Send` does). Simplifications:
+//! the softirq's time is the sender's runtime (as without `CONFIG_IRQ_TIME_ACCOUNTING`; with it the
+//! kernel moves it out of the task's `clock_task`, not off the CPU); a message is sent as skbs of up
+//! to 64 KiB ([`LOOPBACK_SKB_MAX_BYTES`]), each paying `rx_softirq_ns`, and the receiver, whose
+//! `Recv` wants the whole message, is woken once, after the last of them (the kernel's
+//! `sock_def_readable()` runs per skb, and a `recv()` without `MSG_WAITALL` may return early and
+//! sleep again).
+//!
 //! Left out: the variety of `client.txt` operations (every transaction has the same sizes and costs
-//! here; the parameters are their average), TCP's own dynamics (ACKs, delayed ACKs, window), softirq
-//! processing on another CPU, the warm-up period tbench discards.
+//! here; the parameters are their average), TCP's own dynamics (ACKs, delayed ACKs, window), RPS,
+//! the warm-up period tbench discards.
 
 use super::{Instance, Metric, Op, Program};
 use crate::error::{Error, Result};
@@ -51,13 +71,35 @@ pub struct Tbench {
     #[serde(default = "default_client_us")]
     pub client_us: u64,
     /// Server work per transaction, in us: `recv()`, carrying out the operation, `send()`. Assumed 10,
-    /// so one pair alone moves 4352 bytes per 15 us, ~290 MB/s: the order of magnitude tbench
-    /// reports for one client on a 2020-era x86 core (unverified).
+    /// so one pair alone moves 4352 bytes per 15 us of the tasks' own work (17.1 us with the two
+    /// sends' receive softirqs, ~255 MB/s): the order of magnitude tbench reports for one client
+    /// on a 2020-era x86 core (unverified).
     #[serde(default = "default_server_us")]
     pub server_us: u64,
     /// Work of one `fork()` in the main task, in us; assumed.
     #[serde(default = "default_fork_us")]
     pub fork_us: u64,
+    /// Receive-side softirq work of one loopback send on the sending CPU, per skb, in ns on
+    /// a capacity-1024 CPU at its highest OPP: `netif_rx()` to `tcp_v4_rcv()` and
+    /// `sock_def_readable()`. **[assumed]** 1000: the IPv4/TCP receive path of one skb is a few
+    /// thousand instructions (backlog, IP, socket lookup, TCP fast path, queueing, the wake-up
+    /// call), about a microsecond on a 2-3 GHz server core; no measurement of it was found.
+    #[serde(default = "default_rx_softirq_ns")]
+    pub rx_softirq_ns: u64,
+    /// The same softirq's work per KiB of the message, in ns. **[assumed]** 20: on loopback the skb
+    /// is handed over, not copied, and its checksum is not verified (`CHECKSUM_PARTIAL` from
+    /// `loopback_xmit()`'s device features), so the payload is not read in softirq (the copy to
+    /// user space is the receiver's `recv()`); what grows with the size is the skb's page
+    /// bookkeeping and the socket's memory accounting, a few cache lines per KiB.
+    #[serde(default = "default_rx_softirq_ns_per_kib")]
+    pub rx_softirq_ns_per_kib: u64,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 fn default_duration_ms() -> u64 {
@@ -78,6 +120,16 @@ fn default_server_us() -> u64 {
 fn default_fork_us() -> u64 {
     50
 }
+fn default_rx_softirq_ns() -> u64 {
+    1_000
+}
+fn default_rx_softirq_ns_per_kib() -> u64 {
+    20
+}
+
+/// Largest skb a loopback send hands to `loopback_xmit()`: TCP builds GSO skbs of up to
+/// `gso_max_size` (64 KiB; loopback's MTU is 64 KiB too), each one `netif_rx()` and one softirq pass.
+pub const LOOPBACK_SKB_MAX_BYTES: u64 = 65_536;
 
 /// Parameters a scenario may sweep.
 pub const SWEEPABLE: &[&str] = &["clients", "duration_ms"];
@@ -99,11 +151,23 @@ impl Tbench {
             client_us: default_client_us(),
             server_us: default_server_us(),
             fork_us: default_fork_us(),
+            rx_softirq_ns: default_rx_softirq_ns(),
+            rx_softirq_ns_per_kib: default_rx_softirq_ns_per_kib(),
+            speed: Default::default(),
         }
     }
 
     pub fn metric(&self) -> Metric {
         Metric::MegabytesPerSecond
+    }
+
+    /// Work (reference ns x WORK_SCALE) of the loopback receive softirq that a send of `bytes`
+    /// runs on the sending CPU before the receiver's wake-up (see the module doc).
+    pub fn rx_softirq_work(&self, bytes: u64) -> u64 {
+        let skbs = bytes.div_ceil(LOOPBACK_SKB_MAX_BYTES).max(1);
+        let ns = skbs.saturating_mul(self.rx_softirq_ns)
+            + bytes.saturating_mul(self.rx_softirq_ns_per_kib) / 1024;
+        ns.saturating_mul(WORK_SCALE)
     }
 
     pub fn set_param(&mut self, name: &str, value: u64) -> Result<()> {
@@ -158,6 +222,13 @@ impl Tbench {
         if self.client_us > 1_000_000 || self.server_us > 1_000_000 || self.fork_us > 1_000_000 {
             return err("client_us, server_us and fork_us must be at most 1000000 (1 s)".into());
         }
+        if self.rx_softirq_ns > 1_000_000_000 || self.rx_softirq_ns_per_kib > 1_000_000 {
+            return err(
+                "rx_softirq_ns must be at most 1000000000 (1 s) and rx_softirq_ns_per_kib at most \
+                 1000000"
+                    .into(),
+            );
+        }
         let busy = (2 * self.clients as u64).min(topo.nr_cpus() as u64);
         let per_transaction_ns = (self.client_us + self.server_us) * NSEC_PER_USEC;
         let transactions =
@@ -174,6 +245,7 @@ impl Tbench {
         let us = |v: u64| v * NSEC_PER_USEC * WORK_SCALE;
         let n = self.clients as usize;
         let (rq, rp) = (self.request_bytes, self.reply_bytes);
+        let (request_rx, reply_rx) = (self.rx_softirq_work(rq), self.rx_softirq_work(rp));
         let mut main = Vec::with_capacity(4 * n + 6);
         for i in 0..n {
             for p in [1 + 2 * i, 2 + 2 * i] {
@@ -212,8 +284,9 @@ impl Tbench {
                         pool: 0,
                         exhausted: 5,
                     },
+                    // The operation, then the reply's loopback receive softirq on this CPU.
                     Op::Run {
-                        work: us(self.server_us),
+                        work: us(self.server_us) + reply_rx,
                         jitter_ppm: 0,
                     },
                     Op::Send {
@@ -222,6 +295,10 @@ impl Tbench {
                     },
                     Op::Jump(0),
                     // Past the deadline: answer the last request and leave.
+                    Op::Run {
+                        work: reply_rx,
+                        jitter_ppm: 0,
+                    },
                     Op::Send {
                         chan: resp,
                         bytes: rp,
@@ -237,8 +314,9 @@ impl Tbench {
                         pool: 0,
                         exhausted: 7,
                     },
+                    // The request, then its loopback receive softirq on this CPU.
                     Op::Run {
-                        work: us(self.client_us),
+                        work: us(self.client_us) + request_rx,
                         jitter_ppm: 0,
                     },
                     Op::Send {
@@ -252,6 +330,10 @@ impl Tbench {
                     Op::Count(rq + rp),
                     Op::Jump(1),
                     // Past the deadline: a last request lets a waiting server see it and leave.
+                    Op::Run {
+                        work: request_rx,
+                        jitter_ppm: 0,
+                    },
                     Op::Send {
                         chan: req,
                         bytes: rq,
@@ -301,6 +383,29 @@ mod tests {
                 bytes: 256
             }));
         }
+    }
+
+    #[test]
+    fn the_receive_softirq_costs_per_skb_and_per_kib() {
+        let t = Tbench::new(1);
+        assert_eq!(t.rx_softirq_work(256), (1_000 + 5) * WORK_SCALE);
+        assert_eq!(t.rx_softirq_work(4096), (1_000 + 80) * WORK_SCALE);
+        // 128 KiB leave as two 64 KiB skbs.
+        assert_eq!(t.rx_softirq_work(131_072), (2_000 + 2_560) * WORK_SCALE);
+        // Before each send, the sender's own run carries its message's softirq.
+        let inst = t.instantiate(&topo()).unwrap();
+        let client = &inst.programs[2].ops;
+        let send = client
+            .iter()
+            .position(|op| matches!(op, Op::Send { .. }))
+            .unwrap();
+        assert_eq!(
+            client[send - 1],
+            Op::Run {
+                work: 5_000 * WORK_SCALE + t.rx_softirq_work(256),
+                jitter_ppm: 0
+            }
+        );
     }
 
     #[test]

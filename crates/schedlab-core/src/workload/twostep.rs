@@ -40,6 +40,13 @@ pub struct TwoStep {
     /// late, 0.27 ms on a little CPU of capacity 383).
     #[serde(default = "default_step1_chunk_us")]
     pub step1_chunk_us: u64,
+    /// This workload's speed per core type and its SMT contention, apart from the
+    /// `capacity_orig` the kernel sees (see [`super::speed`]); default: none given.
+    #[serde(
+        default,
+        skip_serializing_if = "super::speed::WorkloadSpeed::is_default"
+    )]
+    pub speed: super::speed::WorkloadSpeed,
 }
 
 fn default_pins() -> Vec<usize> {
@@ -68,6 +75,7 @@ impl Default for TwoStep {
             step1_ms: default_step1_ms(),
             work_ms: default_work_ms(),
             step1_chunk_us: default_step1_chunk_us(),
+            speed: Default::default(),
         }
     }
 }

@@ -26,6 +26,10 @@ pub const KINDS: &[(&str, &str)] = &[
     ("two-step", r#"{"kind": "two-step"}"#),
 ];
 
+/// Parameters that are JSON objects in the spec (a workload's `speed`: per core type speeds and
+/// SMT contention), edited as JSON text; empty leaves them unset.
+const JSON_FIELDS: &[&str] = &["speed"];
+
 /// Optional parameters the core leaves out of a spec while unset; the form shows them empty.
 const OPTIONAL: &[(&str, &str)] = &[("ebizzy", "threads"), ("hackbench", "buffer_bytes")];
 
@@ -215,6 +219,19 @@ impl WorkloadForm {
             let t = f.text.trim();
             let v = match f.kind {
                 FieldKind::Bool => Some(Value::Bool(t == "true")),
+                FieldKind::Text if JSON_FIELDS.contains(&f.key.as_str()) => {
+                    if t.is_empty() {
+                        None
+                    } else {
+                        match serde_json::from_str(t) {
+                            Ok(v @ Value::Object(_)) => Some(v),
+                            _ => {
+                                problems.add(&id, format!("'{t}' is not a JSON object"));
+                                None
+                            }
+                        }
+                    }
+                }
                 FieldKind::Text => Some(Value::String(f.text.clone())),
                 FieldKind::Optional if t.is_empty() => None,
                 FieldKind::Number | FieldKind::Optional => match serde_json::from_str(t) {
@@ -326,6 +343,30 @@ mod tests {
             let back = form.build(Some(&t), &mut p);
             assert_eq!(back.as_ref(), Some(&spec), "{kind}: {p:?}");
         }
+    }
+
+    #[test]
+    fn a_workloads_speed_round_trips_as_json_text() {
+        let spec: WorkloadSpec = serde_json::from_value(serde_json::json!({
+            "kind": "sysbench-cpu", "threads": 1,
+            "speed": {"per_mhz": {"Cortex-A53": 700}}
+        }))
+        .unwrap();
+        let form = WorkloadForm::from_spec(&spec, None);
+        let mut p = Problems::default();
+        assert_eq!(
+            form.build(Some(&topo("juno-r2")), &mut p),
+            Some(spec),
+            "{p:?}"
+        );
+        let mut form = form;
+        form.set("speed", "".into());
+        let back = form.build(None, &mut Problems::default()).unwrap();
+        assert!(back.speed().is_default());
+        form.set("speed", "[1]".into());
+        let mut p = Problems::default();
+        assert!(form.build(None, &mut p).is_none());
+        assert!(p.get("workload-speed").is_some());
     }
 
     #[test]
