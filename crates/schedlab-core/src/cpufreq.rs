@@ -1,36 +1,53 @@
-//! cpufreq: one policy per frequency domain, driven by the governor in the kernel config.
+//! cpufreq: the governor in the kernel config drives each cpufreq policy; the hardware runs each
+//! clock domain at the highest request of the policies on it.
+//!
+//! Policies and clocks are apart (topology: `cpufreq_policy` and `freq_domain`). On arm presets
+//! a policy is its clock (a cluster: `sugov_next_freq_shared()`). intel_cpufreq (intel_pstate
+//! passive) registers one policy per logical CPU (`intel_cpufreq_cpu_init()`, with `policy->cur`
+//! at the minimum), so schedutil runs `sugov_update_single()` per hyperthread with its own rate
+//! limit and busy hold, and the core's clock runs at the higher of its two threads' requests,
+//! capped by the turbo bin of the package's active cores (fidelity review F2).
 //!
 //! - performance / powersave: the highest allowed / the lowest OPP.
 //! - schedutil (kernel/sched/cpufreq_schedutil.c): on each utilization update (enqueue, dequeue,
-//!   tick) of a CPU, if `rate_limit_us` has passed since the policy's last change (v4.16+; since
-//!   its last evaluation in v4.9, `schedutil_rate_limit_on_change`), take the CPU of
-//!   the policy with the highest util/capacity (`sugov_next_freq_shared()`), and ask for
-//!   `get_next_freq()` = 1.25 x reference x util/max, where reference is the policy's max frequency
-//!   with frequency invariance and its current frequency without; `cpufreq_driver_resolve_freq()`
-//!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L). v6.8 moves the 1.25 onto the
-//!   utilization (capped at the capacity) and, without invariance, onto `policy->cur` as well
-//!   (`schedutil_util_headroom`).
+//!   tick; with `SCHED_CPUFREQ_IOWAIT` on the wake-up of a task that slept on I/O) of a CPU:
+//!   the CPU's iowait boost state ([`iowait`], the rule of each era), then, if `rate_limit_us`
+//!   has passed since the policy's last change (v4.16+; since its last evaluation in v4.9,
+//!   `schedutil_rate_limit_on_change`), take the CPU of the policy with the highest util/max
+//!   (each raised by its iowait boost), and ask for `get_next_freq()` = 1.25 x reference x
+//!   util/max, where reference is the policy's max frequency with frequency invariance and its
+//!   current frequency without; `cpufreq_driver_resolve_freq()` picks the lowest OPP at or above
+//!   it (CPUFREQ_RELATION_L). v6.8 moves the 1.25 onto the utilization (capped at the capacity)
+//!   and, without invariance, onto `policy->cur` as well (`schedutil_util_headroom`).
 //!
 //!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
 //!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
 //! - hwp (intel_pstate active, powersave + HWP): the hardware, not the kernel, picks the frequency
-//!   of each core from the core's own busy fraction over its last `hwp_window_us`: 1.25 x busy x
-//!   the highest frequency allowed, resolved upwards. It knows nothing about tasks: a task that moves
-//!   to a core that was idle starts at that core's low frequency. *Assumed* model of an
-//!   undocumented algorithm; the window is a config field.
+//!   of each policy's CPUs from their busy fraction over its last `hwp_window_us`: 1.25 x busy x
+//!   the highest frequency allowed, resolved upwards; the core runs at the higher request of its
+//!   threads. It knows nothing about tasks: a task that moves to a core that was idle starts at
+//!   that core's low frequency. *Assumed* model of an undocumented algorithm; the window is a
+//!   config field.
 //!
 //! Frequency invariance (`arch_scale_freq_capacity()`): cur/max in 1/1024, where max is the
 //! policy's highest frequency (arm64 cpufreq, `topology_set_freq_scale()`) or, on x86 since v5.7,
 //! the turbo frequency of the first bin covering at least `min_active_cores` active cores (4 on
-//! SKYLAKE_X, `skx_set_max_freq_ratio()`), with the result clamped to 1024.
+//! SKYLAKE_X, `skx_set_max_freq_ratio()`), with the result clamped to 1024. On x86
+//! (`freq_scale_tick`) "cur" is the average busy frequency over the CPU's last tick, sampled at
+//! the tick and stale while the CPU idles ([`freq_tick`], F17); on arm it follows each change.
 //!
 //! Turbo: above the highest OPP, the hardware grants at most the turbo bin for the package's number
 //! of active cores. A policy keeps the governor's request (`req_khz`, which is `policy->cur` for
-//! the kernel) apart from what the hardware delivers (`cur_khz` = min(request, turbo bin)); when the
-//! number of active cores changes, only the cap is re-applied ([`World::apply_turbo_cap`]): no
-//! governor runs on behalf of another CPU. Simplifications: frequency changes take effect at once (no transition latency);
-//! the x86 frequency scale is the current frequency rather than an APERF/MPERF average over the
-//! last tick; no iowait boost, no uclamp.
+//! the kernel) apart from what its clock delivers (`clocks[fd].cur_khz` = min(highest request,
+//! turbo bin)); when the number of active cores changes, only the cap is re-applied
+//! ([`World::apply_turbo_cap`]): no governor runs on behalf of another CPU.
+//!
+//! When the run is traced, every request that changed, every one the rate limit or the busy hold
+//! held back, and every turbo re-cap is a [`Decision::Freq`] in the decision log.
+//!
+//! Simplifications: frequency changes take effect at once (no transition latency); no uclamp; no
+//! v4.9-v4.17 skip of CPUs idle for a tick in `sugov_next_freq_shared()`; the rate limit is the
+//! baseline's `schedutil_rate_limit_us` for every driver of the era.
 
 mod freq_tick;
 mod iowait;
