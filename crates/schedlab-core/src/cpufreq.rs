@@ -332,8 +332,15 @@ impl World {
         Some(f)
     }
 
-    /// Logs a request the governor held back: `(util, max, reference, would-be frequency)`.
+    /// Logs a request the governor held back: `(util, max, reference, would-be frequency)`; a
+    /// repeat of the entry just logged (a second update of the policy in the same instant, as an
+    /// enqueue and the pick after it make) is left out.
     fn log_held(&mut self, cpu: usize, p: usize, v: (u64, u64, u64, u32), why: FreqWhy) {
+        if let Some(Some(Decision::Freq(last))) = self.log.as_ref().map(|l| l.last()) {
+            if last.t == self.now && last.policy == p && last.why == why && last.req_khz == v.3 {
+                return;
+            }
+        }
         let fd = self.topo.policies[p].clock;
         let d = FreqDecision {
             t: self.now,
