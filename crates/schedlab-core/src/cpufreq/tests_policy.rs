@@ -227,6 +227,25 @@ fn frequency_decisions_are_logged_with_their_reason_when_traced() {
             (0, 3900, 2800, FreqWhy::RateLimited),
         ]
     );
+    // With 24 active cores a 3.9 GHz request runs at the 24-core bin's 3.1 GHz; down to 2 active
+    // cores, the hardware lifts the cap: a turbo-cap entry, no governor involved.
+    let mut w2 = clx(true, true);
+    w2.log = Some(Vec::new());
+    let pkg = w2.topo.cpus[0].package;
+    w2.active_cores[pkg] = 24;
+    let fd = w2.topo.cpus[0].freq_domain;
+    w2.set_frequency(w2.topo.cpus[0].policy, 3_900_000);
+    assert_eq!(w2.clocks[fd].cur_khz, 3_100_000);
+    w2.active_cores[pkg] = 2;
+    let khz = w2.turbo_capped_khz(fd).unwrap();
+    w2.apply_turbo_cap(fd, khz);
+    let Some(Decision::Freq(cap)) = w2.log.unwrap().pop() else {
+        panic!("no turbo cap logged")
+    };
+    assert_eq!(
+        (cap.req_khz, cap.granted_khz, cap.why),
+        (3_900_000, 3_900_000, FreqWhy::TurboCap)
+    );
     let text = log[1].to_text(&|t| format!("t{t}"));
     assert_eq!(
         text,

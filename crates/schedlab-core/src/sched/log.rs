@@ -255,12 +255,12 @@ impl Decision {
 
     /// Whether the decision involves `cpu` (`schedlab explain --cpu`): a wake-up's target,
     /// previous or waker CPU; a balance pass's CPU or source CPU; a frequency decision's CPU or
-    /// any CPU of its clock.
-    pub fn involves(&self, cpu: usize, topo_clock_cpus: &dyn Fn(usize) -> bool) -> bool {
+    /// any CPU of its clock (`same_clock(c)`: whether CPU `c` shares `cpu`'s clock).
+    pub fn involves(&self, cpu: usize, same_clock: &dyn Fn(usize) -> bool) -> bool {
         match self {
             Decision::Wakeup(w) => w.target == cpu || w.prev_cpu == cpu || w.waker_cpu == Some(cpu),
             Decision::Balance(b) => b.cpu == cpu || b.src_cpu == Some(cpu),
-            Decision::Freq(f) => f.cpu == cpu || topo_clock_cpus(f.cpu),
+            Decision::Freq(f) => f.cpu == cpu || same_clock(f.cpu),
         }
     }
 
