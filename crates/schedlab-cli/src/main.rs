@@ -22,6 +22,29 @@ struct Cli {
     command: Command,
 }
 
+/// `explain --kind`.
+#[derive(Clone, Copy, ValueEnum)]
+enum ExplainKind {
+    Wakeup,
+    Fork,
+    Balance,
+    Quiet,
+    Freq,
+}
+
+impl ExplainKind {
+    fn kind(self) -> schedlab_core::sched::log::DecisionKind {
+        use schedlab_core::sched::log::DecisionKind as K;
+        match self {
+            ExplainKind::Wakeup => K::Wakeup,
+            ExplainKind::Fork => K::Fork,
+            ExplainKind::Balance => K::Balance,
+            ExplainKind::Quiet => K::Quiet,
+            ExplainKind::Freq => K::Freq,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Table,
@@ -89,6 +112,10 @@ enum Command {
         /// Only decisions involving this CPU.
         #[arg(long)]
         cpu: Option<usize>,
+        /// Only decisions of this kind; `freq` (frequency decisions: policy, CPU, util, reference,
+        /// requested and delivered frequency, and why) is shown only when asked for.
+        #[arg(long)]
+        kind: Option<ExplainKind>,
     },
     /// Print a built-in scenario as a JSON file to edit and `run`.
     Show { scenario: String },
@@ -236,12 +263,13 @@ fn run(cmd: Command) -> Result<String, Error> {
             pick,
             all,
             cpu,
+            kind,
         } => {
             let t = traced(&scenario, &pick)?;
             Ok(format!(
                 "{}{}",
                 trace_header(&scenario, pick.run, &t),
-                t.explain(all, cpu)
+                t.explain(all, cpu, kind.map(ExplainKind::kind))
             ))
         }
         Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),

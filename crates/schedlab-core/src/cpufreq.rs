@@ -1,38 +1,64 @@
-//! cpufreq: one policy per frequency domain, driven by the governor in the kernel config.
+//! cpufreq: the governor in the kernel config drives each cpufreq policy; the hardware runs each
+//! clock domain at the highest request of the policies on it.
+//!
+//! Policies and clocks are apart (topology: `cpufreq_policy` and `freq_domain`). On arm presets
+//! a policy is its clock (a cluster: `sugov_next_freq_shared()`). intel_cpufreq (intel_pstate
+//! passive) registers one policy per logical CPU (`intel_cpufreq_cpu_init()`, with `policy->cur`
+//! at the minimum), so schedutil runs `sugov_update_single()` per hyperthread with its own rate
+//! limit and busy hold, and the core's clock runs at the higher of its two threads' requests,
+//! capped by the turbo bin of the package's active cores (fidelity review F2).
 //!
 //! - performance / powersave: the highest allowed / the lowest OPP.
 //! - schedutil (kernel/sched/cpufreq_schedutil.c): on each utilization update (enqueue, dequeue,
-//!   tick) of a CPU, if `rate_limit_us` has passed since the policy's last change (v4.16+; since
-//!   its last evaluation in v4.9, `schedutil_rate_limit_on_change`), take the CPU of
-//!   the policy with the highest util/capacity (`sugov_next_freq_shared()`), and ask for
-//!   `get_next_freq()` = 1.25 x reference x util/max, where reference is the policy's max frequency
-//!   with frequency invariance and its current frequency without; `cpufreq_driver_resolve_freq()`
-//!   picks the lowest OPP at or above it (CPUFREQ_RELATION_L). v6.8 moves the 1.25 onto the
-//!   utilization (capped at the capacity) and, without invariance, onto `policy->cur` as well
-//!   (`schedutil_util_headroom`).
+//!   tick; with `SCHED_CPUFREQ_IOWAIT` on the wake-up of a task that slept on I/O) of a CPU:
+//!   the CPU's iowait boost state ([`iowait`], the rule of each era), then, if `rate_limit_us`
+//!   has passed since the policy's last change (v4.16+; since its last evaluation in v4.9,
+//!   `schedutil_rate_limit_on_change`), take the CPU of the policy with the highest util/max
+//!   (each raised by its iowait boost), and ask for `get_next_freq()` = 1.25 x reference x
+//!   util/max, where reference is the policy's max frequency with frequency invariance and its
+//!   current frequency without; `cpufreq_driver_resolve_freq()` picks the lowest OPP at or above
+//!   it (CPUFREQ_RELATION_L). v6.8 moves the 1.25 onto the utilization (capped at the capacity)
+//!   and, without invariance, onto `policy->cur` as well (`schedutil_util_headroom`).
 //!
 //!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
 //!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
 //! - hwp (intel_pstate active, powersave + HWP): the hardware, not the kernel, picks the frequency
-//!   of each core from the core's own busy fraction over its last `hwp_window_us`: 1.25 x busy x
-//!   the highest frequency allowed, resolved upwards. It knows nothing about tasks: a task that moves
-//!   to a core that was idle starts at that core's low frequency. *Assumed* model of an
-//!   undocumented algorithm; the window is a config field.
+//!   of each policy's CPUs from their busy fraction over its last `hwp_window_us`: 1.25 x busy x
+//!   the highest frequency allowed, resolved upwards; the core runs at the higher request of its
+//!   threads. It knows nothing about tasks: a task that moves to a core that was idle starts at
+//!   that core's low frequency. *Assumed* model of an undocumented algorithm; the window is a
+//!   config field.
 //!
 //! Frequency invariance (`arch_scale_freq_capacity()`): cur/max in 1/1024, where max is the
 //! policy's highest frequency (arm64 cpufreq, `topology_set_freq_scale()`) or, on x86 since v5.7,
 //! the turbo frequency of the first bin covering at least `min_active_cores` active cores (4 on
-//! SKYLAKE_X, `skx_set_max_freq_ratio()`), with the result clamped to 1024.
+//! SKYLAKE_X, `skx_set_max_freq_ratio()`), with the result clamped to 1024. On x86
+//! (`freq_scale_tick`) "cur" is the average busy frequency over the CPU's last tick, sampled at
+//! the tick and stale while the CPU idles ([`freq_tick`], F17); on arm it follows each change.
 //!
 //! Turbo: above the highest OPP, the hardware grants at most the turbo bin for the package's number
 //! of active cores. A policy keeps the governor's request (`req_khz`, which is `policy->cur` for
-//! the kernel) apart from what the hardware delivers (`cur_khz` = min(request, turbo bin)); when the
-//! number of active cores changes, only the cap is re-applied ([`World::apply_turbo_cap`]): no
-//! governor runs on behalf of another CPU. Simplifications: frequency changes take effect at once (no transition latency);
-//! the x86 frequency scale is the current frequency rather than an APERF/MPERF average over the
-//! last tick; no iowait boost, no uclamp.
+//! the kernel) apart from what its clock delivers (`clocks[fd].cur_khz` = min(highest request,
+//! turbo bin)); when the number of active cores changes, only the cap is re-applied
+//! ([`World::apply_turbo_cap`]): no governor runs on behalf of another CPU.
+//!
+//! When the run is traced, every request that changed, every one the rate limit or the busy hold
+//! held back, and every turbo re-cap is a [`Decision::Freq`] in the decision log.
+//!
+//! Simplifications: frequency changes take effect at once (no transition latency); no uclamp; no
+//! v4.9-v4.17 skip of CPUs idle for a tick in `sugov_next_freq_shared()`; the rate limit is the
+//! baseline's `schedutil_rate_limit_us` for every driver of the era.
+
+mod freq_tick;
+mod iowait;
+#[cfg(test)]
+mod tests_policy;
+
+pub use freq_tick::FreqTick;
+pub use iowait::{SugovCpu, IOWAIT_BOOST_MIN, SCHED_CPUFREQ_IOWAIT};
 
 use crate::kernel::{FreqInvarianceMax, Governor};
+use crate::sched::log::{Decision, FreqDecision, FreqWhy};
 use crate::sched::World;
 
 impl World {
@@ -80,34 +106,93 @@ impl World {
             .unwrap_or(dom.peak_khz())
     }
 
-    /// Re-evaluates `cpu`'s policy and applies the result. Returns the frequency domain if its
-    /// frequency changed.
-    pub fn cpufreq_update(&mut self, cpu: usize) -> Option<usize> {
-        let khz = self.cpufreq_target(cpu)?;
-        let fd = self.topo.cpus[cpu].freq_domain;
-        self.set_frequency(fd, khz);
-        Some(fd)
+    /// Re-evaluates `cpu`'s policy (`cpufreq_update_util(rq, flags)`) and applies the result.
+    /// Returns the clock domain if the policy's request changed.
+    pub fn cpufreq_update(&mut self, cpu: usize, flags: u32) -> Option<usize> {
+        let khz = self.cpufreq_target(cpu, flags)?;
+        let p = self.topo.cpus[cpu].policy;
+        self.set_frequency(p, khz);
+        Some(self.topo.policies[p].clock)
     }
 
-    /// Sets a policy's request; the CPUs run at it, capped by the hardware.
-    pub fn set_frequency(&mut self, fd: usize, khz: u32) {
-        self.policies[fd].req_khz = khz;
-        self.policies[fd].cur_khz = khz.min(self.hw_max_khz(fd));
+    /// What the clock `fd` delivers with its policies' current requests: the highest of them
+    /// (Intel: a core runs at the higher request of its hyperthreads), capped by the hardware.
+    pub fn clock_target_khz(&self, fd: usize) -> u32 {
+        let dom = &self.topo.freq_domains[fd];
+        let req = dom
+            .policies
+            .iter()
+            .map(|&p| self.policies[p].req_khz)
+            .max()
+            .unwrap_or(dom.reference_khz());
+        req.min(self.hw_max_khz(fd))
+    }
+
+    /// Sets a policy's request; its clock runs at the highest request of its policies, capped by
+    /// the hardware.
+    pub fn set_frequency(&mut self, policy: usize, khz: u32) {
+        let fd = self.topo.policies[policy].clock;
+        self.policies[policy].req_khz = khz;
+        self.clock_changing(fd);
+        self.clocks[fd].cur_khz = self.clock_target_khz(fd);
         self.counters.freq_changes += 1;
+        if let Some(mut d) = self.freq_pending.take() {
+            d.granted_khz = self.clocks[fd].cur_khz;
+            self.log_freq(d);
+        }
     }
 
-    /// The frequency the hardware delivers to `fd` with its current request, if that differs from
-    /// what it runs at (the package's number of active cores changed its turbo bin).
+    /// The clock `fd`'s frequency is about to change: its CPUs' APERF/MPERF stand-ins are
+    /// advanced at the old one (`freq_scale_tick` only).
+    fn clock_changing(&mut self, fd: usize) {
+        if self.config.freq_scale_tick {
+            for c in self.topo.freq_domains[fd].cpus.iter() {
+                self.freq_tick_account(c);
+            }
+        }
+    }
+
+    /// The frequency the hardware delivers to `fd` with its current requests, if that differs
+    /// from what it runs at (the package's number of active cores changed its turbo bin).
     pub fn turbo_capped_khz(&self, fd: usize) -> Option<u32> {
-        let khz = self.policies[fd].req_khz.min(self.hw_max_khz(fd));
-        (khz != self.policies[fd].cur_khz).then_some(khz)
+        let khz = self.clock_target_khz(fd);
+        (khz != self.clocks[fd].cur_khz).then_some(khz)
     }
 
-    /// Applies [`World::turbo_capped_khz`]: the request stays, the delivered frequency follows the
+    /// Applies [`World::turbo_capped_khz`]: the requests stay, the delivered frequency follows the
     /// cap.
     pub fn apply_turbo_cap(&mut self, fd: usize, khz: u32) {
-        self.policies[fd].cur_khz = khz;
+        self.clock_changing(fd);
+        self.clocks[fd].cur_khz = khz;
         self.counters.freq_changes += 1;
+        if self.log.is_some() {
+            let dom = &self.topo.freq_domains[fd];
+            let policy = dom.policies.first().copied().unwrap_or(0);
+            let req_khz = dom
+                .policies
+                .iter()
+                .map(|&p| self.policies[p].req_khz)
+                .max()
+                .unwrap_or(khz);
+            let d = FreqDecision {
+                t: self.now,
+                policy,
+                cpu: dom.cpus.first().unwrap_or(0),
+                util: 0,
+                max: 0,
+                ref_khz: 0,
+                req_khz,
+                granted_khz: khz,
+                why: FreqWhy::TurboCap,
+            };
+            self.log_freq(d);
+        }
+    }
+
+    fn log_freq(&mut self, d: FreqDecision) {
+        if let Some(log) = &mut self.log {
+            log.push(Decision::Freq(d));
+        }
     }
 
     /// `sugov_get_util()`: the cfs_rq's utilization (with util_est where the era has it) clamped to
@@ -124,98 +209,210 @@ impl World {
         util.min(self.arch_scale_cpu_capacity(cpu))
     }
 
-    /// What the governor requests for `cpu`'s policy, if that differs from its last request.
-    pub fn cpufreq_target(&mut self, cpu: usize) -> Option<u32> {
-        let fd = self.topo.cpus[cpu].freq_domain;
+    /// The (util, max) a policy's request comes from: its CPU with the highest util/max
+    /// (`sugov_next_freq_shared()`; a single CPU's for `sugov_update_single()`), each CPU's util
+    /// raised by its iowait boost where `boost` (the boost state must have been applied,
+    /// [`World::sugov_iowait_apply`]), with v6.8's headroom on it; and whether a boost decided it.
+    fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, bool) {
+        let (mut util, mut max, mut boosted) = (0u64, 1u64, false);
+        let headroom = self.config.schedutil_util_headroom;
+        for j in self.topo.policies[p].cpus.iter() {
+            let j_max = self.arch_scale_cpu_capacity(j);
+            let mut j_util = self.sugov_get_util(j);
+            let (mut j_max, mut j_boosted) = (j_max, false);
+            if boost {
+                (j_util, j_max, j_boosted) = self.iowait_boosted(j, j_util, j_max);
+            }
+            if headroom {
+                // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max.
+                j_util = (j_util + (j_util >> 2)).min(j_max);
+            }
+            if j_util * max > j_max * util {
+                util = j_util;
+                max = j_max;
+                boosted = j_boosted;
+            }
+        }
+        (util, max, boosted)
+    }
+
+    /// `get_next_freq()` (v6.8: with `get_capacity_ref_freq()`) resolved to a P-state / OPP:
+    /// (reference kHz, frequency).
+    fn sugov_next_freq(&self, p: usize, util: u64, max: u64) -> (u64, u32) {
+        let fd = self.topo.policies[p].clock;
+        let dom = &self.topo.freq_domains[fd];
+        let reference = if self.config.frequency_invariance {
+            dom.peak_khz()
+        } else {
+            self.policies[p].req_khz
+        } as u64;
+        let next = if self.config.schedutil_util_headroom {
+            // v6.8 get_capacity_ref_freq(): the max frequency when invariant, else
+            // policy->cur + 25%; map_util_freq() = freq * util / max.
+            let ref_freq = if self.config.frequency_invariance {
+                reference
+            } else {
+                reference + (reference >> 2)
+            };
+            ref_freq * util / max
+        } else {
+            // v4.9-v6.7 get_next_freq(): (freq + freq/4) * util / max.
+            (reference + (reference >> 2)) * util / max
+        };
+        (reference, self.resolve_freq(fd, next))
+    }
+
+    /// schedutil's `sugov_update_single()` / `sugov_update_shared()` for an update of `cpu` with
+    /// `flags`: the iowait boost state, `sg_cpu->last_update`, the rate limit, the busy hold of a
+    /// single-CPU policy, the request. Returns the new request if it differs from the last.
+    fn sugov_update(&mut self, cpu: usize, flags: u32) -> Option<u32> {
+        let p = self.topo.cpus[cpu].policy;
+        let now = self.now;
+        self.sugov_iowait_boost(cpu, flags);
+        self.sg_cpu[cpu].last_update = now;
+        let policy = &self.policies[p];
+        let rate_limit = self.config.schedutil_rate_limit_us * 1000;
+        if policy.rate_limited && now < policy.last_update + rate_limit {
+            if self.log.is_some() {
+                let (util, max, _) = self.sugov_policy_util(p, false);
+                let (reference, f) = self.sugov_next_freq(p, util, max);
+                if f != self.policies[p].req_khz {
+                    self.log_held(cpu, p, (util, max, reference, f), FreqWhy::RateLimited);
+                }
+            }
+            return None;
+        }
+        // sugov_cpu_is_busy(), before the utilization is read.
+        let single = self.topo.policies[p].cpus.weight() == 1;
+        let idle_calls = self.idle_calls[cpu];
+        let policy = &mut self.policies[p];
+        let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
+        policy.idle_calls = idle_calls;
+        policy.updated_once = true;
+        for j in self.topo.policies[p].cpus.iter() {
+            self.sugov_iowait_apply(j);
+        }
+        let (util, max, boosted) = self.sugov_policy_util(p, true);
+        let (reference, f) = self.sugov_next_freq(p, util, max);
+        let on_change = self.config.schedutil_rate_limit_on_change;
+        let policy = &mut self.policies[p];
+        // The busy hold keeps next_freq, which is then no change either.
+        let hold = self.config.schedutil_busy_hold && busy && f < policy.req_khz;
+        if !on_change || (!hold && f != policy.req_khz) {
+            policy.last_update = now;
+            policy.rate_limited = true;
+        }
+        if hold {
+            if self.log.is_some() {
+                self.log_held(cpu, p, (util, max, reference, f), FreqWhy::BusyHold);
+            }
+            return None;
+        }
+        if f == self.policies[p].req_khz {
+            return None;
+        }
+        if self.log.is_some() {
+            let why = if boosted {
+                FreqWhy::IowaitBoost
+            } else {
+                FreqWhy::Util
+            };
+            self.freq_pending = Some(FreqDecision {
+                t: now,
+                policy: p,
+                cpu,
+                util,
+                max,
+                ref_khz: reference as u32,
+                req_khz: f,
+                granted_khz: 0,
+                why,
+            });
+        }
+        Some(f)
+    }
+
+    /// Logs a request the governor held back: `(util, max, reference, would-be frequency)`; a
+    /// repeat of the entry just logged (a second update of the policy in the same instant, as an
+    /// enqueue and the pick after it make) is left out.
+    fn log_held(&mut self, cpu: usize, p: usize, v: (u64, u64, u64, u32), why: FreqWhy) {
+        if let Some(Some(Decision::Freq(last))) = self.log.as_ref().map(|l| l.last()) {
+            if last.t == self.now && last.policy == p && last.why == why && last.req_khz == v.3 {
+                return;
+            }
+        }
+        let fd = self.topo.policies[p].clock;
+        let d = FreqDecision {
+            t: self.now,
+            policy: p,
+            cpu,
+            util: v.0,
+            max: v.1,
+            ref_khz: v.2 as u32,
+            req_khz: v.3,
+            granted_khz: self.clocks[fd].cur_khz,
+            why,
+        };
+        self.log_freq(d);
+    }
+
+    /// What the governor requests for `cpu`'s policy on an update with `flags`
+    /// (`SCHED_CPUFREQ_IOWAIT`, ...), if that differs from its last request. When the run is
+    /// traced, a changed request leaves its decision for [`World::set_frequency`] to log with the
+    /// frequency the clock then delivers.
+    pub fn cpufreq_target(&mut self, cpu: usize, flags: u32) -> Option<u32> {
+        let p = self.topo.cpus[cpu].policy;
+        let fd = self.topo.policies[p].clock;
         let dom = &self.topo.freq_domains[fd];
         let target = match self.config.governor {
             Governor::Performance => dom.peak_khz(),
             Governor::Powersave => dom.min_khz(),
-            Governor::Schedutil => {
-                let policy = &self.policies[fd];
-                let rate_limit = self.config.schedutil_rate_limit_us * 1000;
-                if policy.rate_limited && self.now < policy.last_update + rate_limit {
-                    return None;
-                }
-                // sugov_next_freq_shared(): the CPU with the highest util/max decides.
-                let (mut util, mut max) = (0u64, 1u64);
-                let headroom = self.config.schedutil_util_headroom;
-                for j in dom.cpus.iter() {
-                    let j_max = self.arch_scale_cpu_capacity(j);
-                    let mut j_util = self.sugov_get_util(j);
-                    if headroom {
-                        // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max.
-                        j_util = (j_util + (j_util >> 2)).min(j_max);
-                    }
-                    if j_util * max > j_max * util {
-                        util = j_util;
-                        max = j_max;
-                    }
-                }
-                let reference = if self.config.frequency_invariance {
-                    dom.peak_khz()
-                } else {
-                    self.policies[fd].req_khz
-                } as u64;
-                let next = if headroom {
-                    // v6.8 get_capacity_ref_freq(): the max frequency when invariant, else
-                    // policy->cur + 25%; map_util_freq() = freq * util / max.
-                    let ref_freq = if self.config.frequency_invariance {
-                        reference
-                    } else {
-                        reference + (reference >> 2)
-                    };
-                    ref_freq * util / max
-                } else {
-                    // v4.9-v6.7 get_next_freq(): (freq + freq/4) * util / max.
-                    (reference + (reference >> 2)) * util / max
-                };
-                let single = dom.cpus.weight() == 1;
-                let idle_calls = self.idle_calls[cpu];
-                let f = self.resolve_freq(fd, next);
-                let on_change = self.config.schedutil_rate_limit_on_change;
-                let busy_hold = self.config.schedutil_busy_hold;
-                let now = self.now;
-                let policy = &mut self.policies[fd];
-                let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
-                policy.idle_calls = idle_calls;
-                policy.updated_once = true;
-                // The busy hold keeps next_freq, which is then no change either.
-                let hold = busy_hold && busy && f < policy.req_khz;
-                if !on_change || (!hold && f != policy.req_khz) {
-                    policy.last_update = now;
-                    policy.rate_limited = true;
-                }
-                if hold {
-                    return None;
-                }
-                f
-            }
+            Governor::Schedutil => return self.sugov_update(cpu, flags),
             Governor::Hwp => {
                 let window = self.config.hwp_window_us * 1000;
-                let policy = &self.policies[fd];
+                let policy = &self.policies[p];
                 if policy.updated_once && self.now < policy.last_update + window {
                     return None;
                 }
                 let elapsed = (self.now - policy.last_update).max(1);
-                // The busiest thread of the core over the window.
+                // The busiest thread of the policy over the window.
+                let cpus = self.topo.policies[p].cpus;
                 let mut busy_max = 0u64;
-                for (k, c) in dom.cpus.iter().enumerate() {
-                    let busy = self.busy_ns_until_now(c) - self.policies[fd].busy_mark[k];
+                for (k, c) in cpus.iter().enumerate() {
+                    let busy = self.busy_ns_until_now(c) - self.policies[p].busy_mark[k];
                     busy_max = busy_max.max(busy);
                 }
                 let hw_max = self.hw_max_khz(fd) as u64;
                 let next = hw_max * 5 / 4 * busy_max.min(elapsed) / elapsed;
-                for (k, c) in dom.cpus.iter().enumerate() {
-                    self.policies[fd].busy_mark[k] = self.busy_ns_until_now(c);
+                for (k, c) in cpus.iter().enumerate() {
+                    self.policies[p].busy_mark[k] = self.busy_ns_until_now(c);
                 }
-                let policy = &mut self.policies[fd];
+                let policy = &mut self.policies[p];
                 policy.last_update = self.now;
                 policy.updated_once = true;
                 self.resolve_freq(fd, next)
             }
         };
-        (target != self.policies[fd].req_khz).then_some(target)
+        let changed = target != self.policies[p].req_khz;
+        if changed && self.log.is_some() {
+            let why = if self.config.governor == Governor::Hwp {
+                FreqWhy::HwpRamp
+            } else {
+                FreqWhy::Util
+            };
+            self.freq_pending = Some(FreqDecision {
+                t: self.now,
+                policy: p,
+                cpu,
+                util: 0,
+                max: 0,
+                ref_khz: 0,
+                req_khz: target,
+                granted_khz: 0,
+                why,
+            });
+        }
+        changed.then_some(target)
     }
 }
 
@@ -243,14 +440,14 @@ mod tests {
         let mut w = world("hikey960", Governor::Schedutil, true);
         // A73 policy: util 400 of 1024 -> 1.25 * 2362 MHz * 400/1024 = 1153 MHz -> OPP 1421.
         w.rqs[4].avg.util_avg = 400;
-        assert!(w.cpufreq_update(4).is_some());
-        assert_eq!(w.policies[1].cur_khz, 1_421_000);
+        assert!(w.cpufreq_update(4, 0).is_some());
+        assert_eq!(w.clocks[1].cur_khz, 1_421_000);
         // The rate limit holds the next request back.
         w.rqs[4].avg.util_avg = 1000;
-        assert!(w.cpufreq_update(4).is_none());
+        assert!(w.cpufreq_update(4, 0).is_none());
         w.now += w.config.schedutil_rate_limit_us * 1000;
-        w.cpufreq_update(4);
-        assert_eq!(w.policies[1].cur_khz, 2_362_000);
+        w.cpufreq_update(4, 0);
+        assert_eq!(w.clocks[1].cur_khz, 2_362_000);
     }
 
     #[test]
@@ -260,8 +457,8 @@ mod tests {
         // util 1000/1024 at 903 MHz: 1.25 * 903 * 1000/1024 = 1102 MHz -> 1421, not the max OPP:
         // without invariance a saturated CPU climbs one step per update.
         w.rqs[5].avg.util_avg = 1000;
-        w.cpufreq_update(5);
-        assert_eq!(w.policies[1].cur_khz, 1_421_000);
+        w.cpufreq_update(5, 0);
+        assert_eq!(w.clocks[1].cur_khz, 1_421_000);
     }
 
     #[test]
@@ -272,7 +469,7 @@ mod tests {
             min_active_cores: 4,
         };
         let mut scale_at = |mhz: u32| {
-            w.policies[0].cur_khz = mhz * 1000;
+            w.clocks[0].cur_khz = mhz * 1000;
             w.freq_scale(0)
         };
         let got: Vec<u64> = [1000, 2400, 3100, 3300, 3600, 3700, 3900]
@@ -289,19 +486,19 @@ mod tests {
         // CPU 0 busy for the whole first window: the core asks for the most it may have.
         w.busy_since[0] = Some(0);
         w.now = window;
-        let f = w.cpufreq_target(0).unwrap();
+        let f = w.cpufreq_target(0, 0).unwrap();
         assert_eq!(f, 3_900_000, "one active core gets the 2-core turbo bin");
         w.set_frequency(0, f);
         // Idle through the next window: down to the lowest OPP.
         w.busy_ns[0] = window;
         w.busy_since[0] = None;
         w.now = 2 * window;
-        assert_eq!(w.cpufreq_target(0), Some(1_000_000));
+        assert_eq!(w.cpufreq_target(0, 0), Some(1_000_000));
         // A quarter busy: 1.25 x 25% x 3.9 GHz = 1.22 GHz -> 1.3 GHz.
         w.set_frequency(0, 1_000_000);
         w.busy_ns[0] = window + window / 4;
         w.now = 3 * window;
-        assert_eq!(w.cpufreq_target(0), Some(1_300_000));
+        assert_eq!(w.cpufreq_target(0, 0), Some(1_300_000));
     }
 
     #[test]
@@ -317,18 +514,18 @@ mod tests {
         let fd = w.topo.cpus[1].freq_domain;
         w.rqs[1].avg.util_avg = 1000;
         w.now = 10_000_000;
-        if let Some(f) = w.cpufreq_target(1) {
+        if let Some(f) = w.cpufreq_target(1, 0) {
             w.set_frequency(fd, f);
         }
-        assert_eq!(w.policies[fd].cur_khz, 1_200_000);
+        assert_eq!(w.clocks[fd].cur_khz, 1_200_000);
         // Utilization drops but the CPU never idled: the frequency holds...
         w.rqs[1].avg.util_avg = 100;
         w.now += 10_000_000;
-        assert_eq!(w.cpufreq_target(1), None);
+        assert_eq!(w.cpufreq_target(1, 0), None);
         // ...until it has been idle once.
         w.idle_calls[1] += 1;
         w.now += 10_000_000;
-        assert_eq!(w.cpufreq_target(1), Some(600_000));
+        assert_eq!(w.cpufreq_target(1, 0), Some(600_000));
     }
 
     #[test]
@@ -338,14 +535,14 @@ mod tests {
             let mut w = world_of(baseline, "hikey960", Governor::Schedutil, true);
             let limit = w.config.schedutil_rate_limit_us * 1000;
             w.rqs[4].avg.util_avg = 400;
-            assert!(w.cpufreq_update(4).is_some());
+            assert!(w.cpufreq_update(4, 0).is_some());
             // 1.2 limits later, an evaluation that asks for the same frequency.
             w.now += limit * 6 / 5;
-            assert!(w.cpufreq_update(4).is_none());
+            assert!(w.cpufreq_update(4, 0).is_none());
             // Util jumps 0.2 limits later: 1.4 limits after the change, 0.2 after the evaluation.
             w.now += limit / 5;
             w.rqs[4].avg.util_avg = 1000;
-            assert_eq!(w.cpufreq_update(4).is_some(), acted, "{baseline}");
+            assert_eq!(w.cpufreq_update(4, 0).is_some(), acted, "{baseline}");
         }
     }
 
@@ -358,7 +555,7 @@ mod tests {
         w.rqs[0].avg.util_avg = 1024;
         let fd = w.topo.cpus[0].freq_domain;
         let top = w.topo.freq_domains[fd].peak_khz();
-        let got = w.cpufreq_target(0).unwrap_or(w.policies[fd].req_khz);
+        let got = w.cpufreq_target(0, 0).unwrap_or(w.policies[fd].req_khz);
         assert_eq!(got, top);
     }
 
@@ -372,7 +569,7 @@ mod tests {
             w.set_frequency(1, 903_000);
             w.rqs[4].avg.util_avg = 700;
             w.rqs[4].util_est_enqueued = 0;
-            let got = w.cpufreq_target(4).unwrap_or(w.policies[1].req_khz);
+            let got = w.cpufreq_target(4, 0).unwrap_or(w.policies[1].req_khz);
             assert_eq!(got, want, "{baseline}");
         }
     }
@@ -386,7 +583,7 @@ mod tests {
         let fd = w.topo.cpus[0].freq_domain;
         w.rqs[0].avg.util_avg = 700;
         w.rqs[0].util_est_enqueued = 0;
-        assert_eq!(w.cpufreq_target(0), Some(3_400_000));
+        assert_eq!(w.cpufreq_target(0, 0), Some(3_400_000));
         // 2.5 GHz asked for: 2.5 GHz, not 3.1.
         assert_eq!(w.resolve_freq(fd, 2_450_000), 2_500_000);
         // Without turbo (hikey960) only the OPP table counts.
@@ -397,12 +594,12 @@ mod tests {
     #[test]
     fn performance_and_powersave_pin_the_ends() {
         let mut w = world("hikey960", Governor::Powersave, true);
-        w.cpufreq_update(0);
-        assert_eq!(w.policies[0].cur_khz, 533_000);
+        w.cpufreq_update(0, 0);
+        assert_eq!(w.clocks[0].cur_khz, 533_000);
         let mut w = world("hikey960", Governor::Performance, true);
         w.set_frequency(0, 533_000);
-        w.cpufreq_update(0);
-        assert_eq!(w.policies[0].cur_khz, 1_844_000);
+        w.cpufreq_update(0, 0);
+        assert_eq!(w.clocks[0].cur_khz, 1_844_000);
     }
 
     #[test]
@@ -412,7 +609,7 @@ mod tests {
         let pkg = w.topo.freq_domains[fd].package;
         w.active_cores[pkg] = 1;
         w.set_frequency(fd, 3_900_000);
-        assert_eq!(w.policies[fd].cur_khz, 3_900_000);
+        assert_eq!(w.clocks[fd].cur_khz, 3_900_000);
         assert_eq!(w.turbo_capped_khz(fd), None);
         // 24 active cores: the hardware grants the 24-core bin; the request (policy->cur, the
         // reference of non-invariant schedutil) stays at 3.9 GHz.
@@ -420,7 +617,7 @@ mod tests {
         assert_eq!(w.turbo_capped_khz(fd), Some(3_100_000));
         w.apply_turbo_cap(fd, 3_100_000);
         assert_eq!(
-            (w.policies[fd].cur_khz, w.policies[fd].req_khz),
+            (w.clocks[fd].cur_khz, w.policies[fd].req_khz),
             (3_100_000, 3_900_000)
         );
         // Back to 2 active cores: the 2-core bin, the request unchanged.
@@ -429,7 +626,7 @@ mod tests {
         // A request below the cap is delivered as asked.
         w.active_cores[pkg] = 24;
         w.set_frequency(fd, 2_000_000);
-        assert_eq!(w.policies[fd].cur_khz, 2_000_000);
+        assert_eq!(w.clocks[fd].cur_khz, 2_000_000);
         assert_eq!(w.turbo_capped_khz(fd), None);
     }
 }

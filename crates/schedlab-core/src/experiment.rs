@@ -177,8 +177,16 @@ impl RunTrace {
         crate::trace::to_ftrace(&self.events, &self.task_names, &self.freq_domain_cpus)
     }
 
-    /// The decision log as text; `quiet` includes balance passes that found nothing to do.
-    pub fn explain(&self, quiet: bool, cpu: Option<usize>) -> String {
+    /// The decision log as text; `quiet` includes balance passes that found nothing to do;
+    /// `kind`, only decisions of that kind (frequency decisions are shown only when asked for:
+    /// `Some(DecisionKind::Freq)`).
+    pub fn explain(
+        &self,
+        quiet: bool,
+        cpu: Option<usize>,
+        kind: Option<crate::sched::log::DecisionKind>,
+    ) -> String {
+        use crate::sched::log::DecisionKind;
         let name = |t: usize| {
             format!(
                 "{}-{}",
@@ -188,17 +196,20 @@ impl RunTrace {
         };
         let mut s = String::new();
         for d in &self.decisions {
-            if !quiet && d.is_quiet() {
-                continue;
+            match kind {
+                Some(k) if d.kind() != k => continue,
+                Some(_) => {}
+                None if d.kind() == DecisionKind::Freq || (!quiet && d.is_quiet()) => continue,
+                None => {}
             }
             if let Some(c) = cpu {
-                let involved = match d {
-                    Decision::Wakeup(w) => {
-                        w.target == c || w.prev_cpu == c || w.waker_cpu == Some(c)
-                    }
-                    Decision::Balance(b) => b.cpu == c || b.src_cpu == Some(c),
+                // A frequency decision involves every CPU of its clock.
+                let same_clock = |f_cpu: usize| {
+                    self.freq_domain_cpus
+                        .iter()
+                        .any(|cpus| cpus.contains(&f_cpu) && cpus.contains(&c))
                 };
-                if !involved {
+                if !d.involves(c, &same_clock) {
                     continue;
                 }
             }

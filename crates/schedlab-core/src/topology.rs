@@ -22,15 +22,18 @@ pub enum LlcSpan {
     Package,
 }
 
-/// Which CPUs change frequency together (a cpufreq policy).
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+/// Which CPUs share something frequency-related: a clock (`freq_domain`: the CPUs the hardware runs
+/// at one frequency) or a cpufreq policy (`cpufreq_policy`: the CPUs the kernel asks for one
+/// frequency for).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum FreqDomainSpan {
-    Cluster,
-    /// The SMT threads of one core share a P-state (Intel HWP requests are per thread, the core runs at
-    /// the highest).
-    Core,
+    /// Narrowest first: the order is how `cpufreq_policy` is checked against `freq_domain`.
     Cpu,
+    /// The SMT threads of one core share a clock: Intel cores run at the highest request of their
+    /// threads (P-state requests, HWP requests and intel_cpufreq policies are per logical CPU).
+    Core,
+    Cluster,
 }
 
 /// Highest frequency allowed while at most `max_active_cores` cores of the package are busy.
@@ -75,8 +78,23 @@ pub struct ClusterSpec {
     /// Frequencies above the highest OPP by number of active cores in the package, if any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub turbo_bins: Vec<TurboBin>,
+    /// The clock: the CPUs that always run at the same frequency.
     #[serde(default = "cluster_span")]
     pub freq_domain: FreqDomainSpan,
+    /// The cpufreq policy, when it is narrower than the clock. intel_pstate in passive mode
+    /// (intel_cpufreq) registers one policy per logical CPU (`intel_cpufreq_cpu_init()`, v4.x-v6.8:
+    /// `policy->cpus` is the CPU itself), so schedutil runs `sugov_update_single()` with its busy
+    /// hold and rate limit per thread, while both threads of a core share its clock, which runs
+    /// at the higher of their requests. Default: the policy is the clock (cpufreq-dt, arm
+    /// big.LITTLE: `sugov_next_freq_shared()` over the cluster). Must not be wider than
+    /// `freq_domain`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpufreq_policy: Option<FreqDomainSpan>,
+    /// `policy->cur` starts at the lowest OPP (intel_cpufreq: `intel_cpufreq_cpu_init()` sets
+    /// `policy->cur = policy->cpuinfo.min_freq`). Default false: it starts at the highest non-turbo
+    /// OPP (the model's boot frequency for cpufreq-dt, which reads the clock: **[assumed]**).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub policy_starts_at_min: bool,
     /// Power model of each core (see [`crate::power`]).
     #[serde(default)]
     pub power: PowerSpec,
@@ -111,7 +129,10 @@ pub struct Cpu {
     /// Index into [`Topology::smt_groups`].
     pub smt_group: usize,
     pub capacity_orig: u32,
+    /// Index into [`Topology::freq_domains`]: the clock this CPU runs at.
     pub freq_domain: usize,
+    /// Index into [`Topology::policies`]: the cpufreq policy the kernel drives it through.
+    pub policy: usize,
 }
 
 /// Threads that contend for one core's execution resources.
@@ -122,10 +143,13 @@ pub struct SmtGroup {
     pub throughput: Vec<u32>,
 }
 
-/// A cpufreq policy: CPUs that share one frequency.
+/// A clock domain: CPUs that share one frequency, what the hardware runs them at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FreqDomain {
     pub cpus: CpuMask,
+    /// The cpufreq policies whose CPUs run on this clock (indices into [`Topology::policies`],
+    /// ascending): the clock runs at the highest of their requests.
+    pub policies: Vec<usize>,
     pub package: usize,
     /// Ascending, kHz.
     pub opps_khz: Vec<u32>,
@@ -159,6 +183,18 @@ impl FreqDomain {
     }
 }
 
+/// A cpufreq policy (`struct cpufreq_policy`): the CPUs the governor asks for one frequency for.
+/// Its CPUs share one clock ([`CpufreqPolicy::clock`]); a clock may have several policies
+/// (intel_cpufreq: one per hyperthread).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CpufreqPolicy {
+    pub cpus: CpuMask,
+    /// Index into [`Topology::freq_domains`].
+    pub clock: usize,
+    /// `policy->cur` at boot, kHz (see [`ClusterSpec::policy_starts_at_min`]).
+    pub init_khz: u32,
+}
+
 /// A validated machine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Topology {
@@ -170,6 +206,8 @@ pub struct Topology {
     pub clusters: Vec<CpuMask>,
     pub packages: Vec<CpuMask>,
     pub freq_domains: Vec<FreqDomain>,
+    /// cpufreq policies; for machines whose policies are their clocks, policy `i` is clock `i`.
+    pub policies: Vec<CpufreqPolicy>,
 }
 
 impl Topology {
@@ -383,6 +421,11 @@ impl Topology {
             } else {
                 cl.smt_throughput.clone()
             };
+            if cl.cpufreq_policy.is_some_and(|p| p > cl.freq_domain) {
+                return Err(Error::Topology(format!(
+                    "{who}: cpufreq_policy must not be wider than freq_domain"
+                )));
+            }
             let mut cluster_mask = CpuMask::EMPTY;
             let mut cluster_fd: Option<usize> = None;
             for core in 0..cl.cores as usize {
@@ -405,6 +448,7 @@ impl Topology {
                 if core_fd.is_some() {
                     freq_domains.push(FreqDomain {
                         cpus: core_mask,
+                        policies: Vec::new(),
                         package: cl.package as usize,
                         opps_khz: opps_khz.clone(),
                         turbo_bins: turbo.clone(),
@@ -432,6 +476,7 @@ impl Topology {
                             FreqDomainSpan::Cluster => *cluster_fd.get_or_insert_with(|| {
                                 freq_domains.push(FreqDomain {
                                     cpus: CpuMask::EMPTY,
+                                    policies: Vec::new(),
                                     package: cl.package as usize,
                                     opps_khz: opps_khz.clone(),
                                     turbo_bins: turbo.clone(),
@@ -442,6 +487,7 @@ impl Topology {
                             FreqDomainSpan::Cpu => {
                                 freq_domains.push(FreqDomain {
                                     cpus: CpuMask::single(id),
+                                    policies: Vec::new(),
                                     package: cl.package as usize,
                                     opps_khz: opps_khz.clone(),
                                     turbo_bins: turbo.clone(),
@@ -458,6 +504,7 @@ impl Topology {
                             smt_group: gi,
                             capacity_orig: cl.capacity_orig,
                             freq_domain: fd,
+                            policy: 0,
                         });
                     }
                 }
@@ -489,6 +536,7 @@ impl Topology {
                     .into(),
             ));
         }
+        let policies = build_policies(spec, &mut dense, &cores, &mut freq_domains);
         Ok(Topology {
             spec: spec.clone(),
             cpus: dense,
@@ -497,8 +545,53 @@ impl Topology {
             clusters,
             packages,
             freq_domains,
+            policies,
         })
     }
+}
+
+/// Splits each clock domain into its cpufreq policies (in the order of their first CPU), as
+/// `cpufreq_policy` says: the clock itself, one per core, or one per CPU.
+fn build_policies(
+    spec: &MachineSpec,
+    cpus: &mut [Cpu],
+    cores: &[CpuMask],
+    freq_domains: &mut [FreqDomain],
+) -> Vec<CpufreqPolicy> {
+    let mut policies: Vec<CpufreqPolicy> = Vec::new();
+    for (d, dom) in freq_domains.iter_mut().enumerate() {
+        let Some(first) = dom.cpus.first() else {
+            continue;
+        };
+        let cl = &spec.clusters[cpus[first].cluster];
+        let span = cl.cpufreq_policy.unwrap_or(cl.freq_domain);
+        let init_khz = if cl.policy_starts_at_min {
+            dom.min_khz()
+        } else {
+            dom.reference_khz()
+        };
+        for c in dom.cpus.iter() {
+            let mask = match span {
+                FreqDomainSpan::Cpu => CpuMask::single(c),
+                FreqDomainSpan::Core => cores[cpus[c].core].and(&dom.cpus),
+                FreqDomainSpan::Cluster => dom.cpus,
+            };
+            if mask.first() != Some(c) {
+                continue;
+            }
+            let p = policies.len();
+            for i in mask.iter() {
+                cpus[i].policy = p;
+            }
+            dom.policies.push(p);
+            policies.push(CpufreqPolicy {
+                cpus: mask,
+                clock: d,
+                init_khz,
+            });
+        }
+    }
+    policies
 }
 
 /// `topology_normalize_cpu_scale()` (drivers/base/arch_topology.c, v4.10+): capacity =

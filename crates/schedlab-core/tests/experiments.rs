@@ -380,3 +380,42 @@ fn every_switch_in_follows_the_tasks_last_placement() {
         "no load-balance move with 12 threads on 8 CPUs"
     );
 }
+
+/// `schedlab explain --kind freq`: the frequency decisions of a traced E2 run, one line each with
+/// the policy, the CPU, util/max, the reference, the request and what the core then ran at; the
+/// default listing leaves them out. gitsource's I/O sleeps wake with SCHED_CPUFREQ_IOWAIT, so the
+/// v5.2 schedutil of the invariant variant boosts some of those wake-ups.
+#[test]
+fn explain_kind_freq_lists_the_frequency_decisions_of_a_run() {
+    use schedlab_core::sched::log::DecisionKind;
+    use schedlab_core::workload::WorkloadSpec;
+    let mut s = builtin("cascadelake-fi-gitsource").unwrap();
+    s.runs = 1;
+    let WorkloadSpec::Gitsource(g) = &mut s.workload else {
+        panic!("gitsource")
+    };
+    g.processes = 100;
+    let plan = Plan::new(&s).unwrap();
+    // Variant 2: schedutil with x86 frequency invariance.
+    let t = plan.run_traced(2).unwrap();
+    let freq = t.explain(false, None, Some(DecisionKind::Freq));
+    let lines: Vec<&str> = freq.lines().collect();
+    assert!(lines.len() > 10, "{freq}");
+    for l in &lines {
+        assert!(l.contains(" policy") && l.contains(" MHz, runs "), "{l}");
+    }
+    assert!(
+        lines.iter().any(|l| l.contains(" iowait boost: ")),
+        "{freq}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains(" rate limited: ")),
+        "{freq}"
+    );
+    let default = t.explain(false, None, None);
+    assert!(!default.contains(" MHz, runs "));
+    // --cpu keeps a frequency decision of the CPU's core: CPU 48 shares CPU 0's clock.
+    let cpu0 = t.explain(false, Some(0), Some(DecisionKind::Freq));
+    let cpu48 = t.explain(false, Some(48), Some(DecisionKind::Freq));
+    assert_eq!(cpu0, cpu48);
+}

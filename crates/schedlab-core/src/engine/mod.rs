@@ -14,6 +14,7 @@
 //! went idle before the run (`idle_stamp`, see `draw_idle_history`), the CPU the first task starts
 //! on (the shell's CPU), and per-execution jitter of `Run` ops (start-up work, event work).
 
+use crate::cpufreq::SCHED_CPUFREQ_IOWAIT;
 use crate::cpumask::CpuMask;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
@@ -292,7 +293,7 @@ impl<'a> Engine<'a> {
     pub fn run(mut self) -> Result<RunOutcome> {
         let n = self.w.nr_cpus();
         for cpu in 0..n {
-            if let Some(fd) = self.w.cpufreq_update(cpu) {
+            if let Some(fd) = self.w.cpufreq_update(cpu, 0) {
                 self.trace_freq(fd);
             }
         }
@@ -481,7 +482,7 @@ impl<'a> Engine<'a> {
             return;
         }
         let fd = self.w.topo.cpus[cpu].freq_domain;
-        let khz = self.w.policies[fd].cur_khz;
+        let khz = self.w.clocks[fd].cur_khz;
         let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
         let busy = group
             .iter()
@@ -537,13 +538,15 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// `cpufreq_update_util()`: let the governor look at `cpu`'s policy.
-    fn freq_update(&mut self, cpu: usize) {
-        let Some(khz) = self.w.cpufreq_target(cpu) else {
+    /// `cpufreq_update_util(rq, flags)`: let the governor look at `cpu`'s policy; `flags` reach
+    /// the governor (`SCHED_CPUFREQ_IOWAIT` on a wake-up after I/O).
+    fn freq_update(&mut self, cpu: usize, flags: u32) {
+        let Some(khz) = self.w.cpufreq_target(cpu, flags) else {
             return;
         };
-        let fd = self.w.topo.cpus[cpu].freq_domain;
-        self.change_frequency(fd, |w| w.set_frequency(fd, khz));
+        let policy = self.w.topo.cpus[cpu].policy;
+        let fd = self.w.topo.policies[policy].clock;
+        self.change_frequency(fd, |w| w.set_frequency(policy, khz));
     }
 
     /// Changes domain `fd`'s frequency with `set`: PELT and the work done are first accounted at
@@ -555,9 +558,9 @@ impl<'a> Engine<'a> {
             self.w.update_load_avg(c, None);
             self.account(c);
         }
-        let before = self.w.policies[fd].cur_khz;
+        let before = self.w.clocks[fd].cur_khz;
         set(&mut self.w);
-        if self.w.policies[fd].cur_khz == before {
+        if self.w.clocks[fd].cur_khz == before {
             return;
         }
         self.trace_freq(fd);
@@ -637,7 +640,7 @@ impl<'a> Engine<'a> {
                 let at = (self.w.now / tick + 1) * tick;
                 self.push(at, EvKind::Tick(cpu));
             }
-            self.freq_update(cpu);
+            self.freq_update(cpu, 0);
             return;
         }
     }
@@ -656,7 +659,7 @@ impl<'a> Engine<'a> {
             self.w.update_idle_core(cpu);
             self.w.nohz_balance_enter_idle(cpu);
             self.busy_changed(cpu);
-            self.freq_update(cpu);
+            self.freq_update(cpu, 0);
         }
     }
 
@@ -720,7 +723,7 @@ impl<'a> Engine<'a> {
         self.w.enqueue_task(target, child, Enqueue::New);
         self.trace_wakeup(child, target, true);
         self.w.check_preempt_wakeup(target, child);
-        self.freq_update(target);
+        self.freq_update(target, 0);
     }
 
     /// `sched_exec()` (v4.9-v6.8, core.c): at exec, `select_task_rq_fair(p, task_cpu(p),
@@ -742,7 +745,7 @@ impl<'a> Engine<'a> {
         self.trace_migrate(t, cpu, dest, MigrateReason::Exec, cpu);
         self.w.check_preempt_wakeup(dest, t);
         self.w.resched(cpu);
-        self.freq_update(dest);
+        self.freq_update(dest, 0);
         true
     }
 
@@ -786,7 +789,14 @@ impl<'a> Engine<'a> {
         self.w.ttwu_update_avg_idle(target);
         self.trace_wakeup(p, target, false);
         self.w.check_preempt_wakeup(target, p);
-        self.freq_update(target);
+        // enqueue_task_fair(): "If in_iowait is set, the code below may not trigger any cpufreq
+        // utilization updates, so do it here explicitly with the IOWAIT flag passed."
+        let flags = if std::mem::take(&mut self.w.tasks[p].in_iowait) {
+            SCHED_CPUFREQ_IOWAIT
+        } else {
+            0
+        };
+        self.freq_update(target, flags);
     }
 
     /// `scheduler_tick()` on a busy CPU; an idle CPU stops its tick (NO_HZ_IDLE).
@@ -796,13 +806,15 @@ impl<'a> Engine<'a> {
             return;
         }
         self.w.counters.ticks += 1;
+        // scheduler_tick(): arch_scale_freq_tick() first, so this tick's PELT update scales by it.
+        self.w.arch_scale_freq_tick(cpu);
         self.account(cpu);
         self.w.update_curr(cpu);
         let curr = self.w.rqs[cpu].curr;
         self.w.update_load_avg(cpu, curr);
         self.w.check_preempt_tick(cpu);
         self.w.update_misfit_status(cpu);
-        self.freq_update(cpu);
+        self.freq_update(cpu, 0);
         // trigger_load_balance()
         if self.w.jiffies() >= self.w.rqs[cpu].next_balance {
             self.w.rebalance_domains(cpu, CpuIdleType::NotIdle);

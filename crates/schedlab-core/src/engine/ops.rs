@@ -232,6 +232,13 @@ impl Engine<'_> {
                         return;
                     }
                 }
+                Op::IoSleep(ns) => {
+                    self.w.tasks[t].pc += 1;
+                    self.w.tasks[t].in_iowait = true;
+                    self.block(cpu, t, TaskState::Sleeping);
+                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                    return;
+                }
                 Op::Sleep(ns) => {
                     self.w.tasks[t].pc += 1;
                     self.block(cpu, t, TaskState::Sleeping);

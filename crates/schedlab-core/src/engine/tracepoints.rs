@@ -103,7 +103,7 @@ impl Engine<'_> {
             tr.push(TraceEvent::Frequency {
                 t: self.w.now,
                 domain,
-                khz: self.w.policies[domain].cur_khz,
+                khz: self.w.clocks[domain].cur_khz,
             });
         }
     }

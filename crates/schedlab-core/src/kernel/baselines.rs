@@ -92,6 +92,9 @@ impl KernelConfig {
             schedutil_rate_limit_on_change: true,
             schedutil_util_headroom: false,
             schedutil_busy_hold: true,
+            // sugov_set_iowait_boost(): doubling from policy->min, in frequencies.
+            schedutil_iowait_boost: IowaitBoost::DoublingFreq,
+            freq_scale_tick: false,
             hwp_window_us: 4_000,
             governor: Governor::Schedutil,
         }
@@ -148,6 +151,8 @@ impl KernelConfig {
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
             schedutil_util_headroom: true,
+            // v5.2+: sugov_iowait_boost() in utilization from IOWAIT_BOOST_MIN.
+            schedutil_iowait_boost: IowaitBoost::DoublingUtil,
             ..KernelConfig::v4_16()
         }
     }
@@ -177,6 +182,8 @@ impl KernelConfig {
             sis_recent_used_cpu: RecentUsedCpu::Off,
             sis_scan: SisScan::Full,
             schedutil_busy_hold: false,
+            // sugov_set_iowait_boost(): straight to cpuinfo.max_freq.
+            schedutil_iowait_boost: IowaitBoost::MaxFreq,
             lb_legacy: LegacyLb::v4_9(),
             schedutil_rate_limit_on_change: false,
             pelt_update: PeltUpdate::Segments,
@@ -222,6 +229,8 @@ impl KernelConfig {
             find_idlest_spare_numa: true,
             // v4.17's NOHZ_STATS_KICK: idle CPUs' blocked load updated by kicks of their own.
             nohz_stats: NohzStats::Kick,
+            // sugov_iowait_reset() (in v4.19.1): an IOWAIT update after a tick restarts the boost.
+            schedutil_iowait_boost: IowaitBoost::DoublingFreqReset,
             ..KernelConfig::v4_16()
         }
     }
@@ -243,6 +252,8 @@ impl KernelConfig {
             misfit: true,
             smt_domain: SmtDomainSpan::SharingGroup,
             schedutil_rate_limit_us: 500,
+            // sugov_iowait_boost() in utilization from IOWAIT_BOOST_MIN.
+            schedutil_iowait_boost: IowaitBoost::DoublingUtil,
             // The pre-rework balancer with its v5.1-v5.2 rules (read in v5.2.1), and v5.1's
             // nohz_balancer_kick() (the LLC test skipped under SD_ASYM_CPUCAPACITY).
             lb_legacy: LegacyLb::v5_2(),

@@ -200,6 +200,30 @@ pub enum FreqInvarianceMax {
     TurboGroup { min_active_cores: u32 },
 }
 
+/// schedutil's iowait boost: what an `SCHED_CPUFREQ_IOWAIT` update (a task woken after an I/O
+/// wait) does to its CPU's frequency (`sugov_iowait_boost()` / `sugov_set_iowait_boost()` and
+/// `sugov_iowait_apply()`), per CPU, in every era reset when the CPU had no update for more than a
+/// tick (`TICK_NSEC`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum IowaitBoost {
+    /// v4.9-v4.15 (read in v4.9.115, v4.12, v4.14.4): the boost jumps to
+    /// `cpuinfo.max_freq` and halves at each use; applied as the (frequency, max frequency) pair
+    /// when it is above util/max.
+    MaxFreq,
+    /// v4.16-v4.17 (read in v4.16.13, v4.17): the boost starts at `policy->min` and doubles per
+    /// IOWAIT update (once per use: `iowait_boost_pending`) up to `cpuinfo.max_freq`, halves
+    /// at a use with no new request and drops to 0 below `policy->min`; in frequencies.
+    DoublingFreq,
+    /// v4.18-v5.0 (read in v4.19.1, v4.20, v5.0.1): as `doubling_freq`, with
+    /// `sugov_iowait_reset()`: an IOWAIT update after more than a tick restarts at `policy->min`.
+    DoublingFreqReset,
+    /// v5.2+ (read in v5.2.1, v5.4, v5.6.4, v6.8): in utilization, from `IOWAIT_BOOST_MIN` =
+    /// `SCHED_CAPACITY_SCALE / 8` doubling to 1024, applied as `max(util, boost * max >> 10)`.
+    /// (v5.1's floor, `sg_cpu->min` from the policy's min/max frequency, is not modelled.)
+    DoublingUtil,
+}
+
 /// What lets `newidle_balance()` start at all, besides `rd->overload`.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -422,6 +446,14 @@ pub struct KernelConfig {
     /// (arm64 before v4.15; x86 before v5.7, which the x86 scenarios set in their variants).
     pub frequency_invariance: bool,
     pub freq_invariance_max: FreqInvarianceMax,
+    /// x86 frequency invariance as `arch_scale_freq_tick()` has it (v5.7+, 1567c3e3467c; the
+    /// `x86-freq-invariance` patch on v5.2): each CPU's `arch_freq_scale` is set at its tick from
+    /// APERF/MPERF over the last tick, i.e. the average frequency the CPU ran at while busy (both
+    /// count only in C0), and stays as it was while the CPU's tick is stopped (idle). Off: the
+    /// scale follows the policy's frequency at every change (arm/arm64 cpufreq
+    /// `topology_set_freq_scale()`, called from the cpufreq transition).
+    #[serde(default)]
+    pub freq_scale_tick: bool,
     /// Whether `arch_scale_cpu_capacity()` reports the machine's capacities (arm/arm64 with
     /// `capacity-dmips-mhz`). Off: every CPU is 1024 to the scheduler, though the hardware still
     /// runs at its own speed (arm64 before v4.10; TC2 with its v4.9 device tree; x86 hybrid-less).
@@ -642,9 +674,16 @@ pub struct KernelConfig {
     /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
     /// last update (`sugov_cpu_is_busy()`, v4.12+).
     pub schedutil_busy_hold: bool,
+    /// schedutil's iowait boost rule (see [`IowaitBoost`]; fidelity review F18).
+    #[serde(default = "iowait_boost_default")]
+    pub schedutil_iowait_boost: IowaitBoost,
     /// The HWP model's evaluation window, us.
     pub hwp_window_us: u64,
     pub governor: Governor,
+}
+
+fn iowait_boost_default() -> IowaitBoost {
+    IowaitBoost::DoublingUtil
 }
 
 impl KernelConfig {

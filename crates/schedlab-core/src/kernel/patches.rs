@@ -48,7 +48,7 @@ Patch {
                   of the first turbo bin with at least 4 active cores and clamped to 1024; PELT becomes \
                   frequency-invariant and schedutil scales from the policy's maximum, not its current \
                   frequency.",
-    changes: r#"{"frequency_invariance": true, "freq_invariance_max": {"turbo_group": {"min_active_cores": 4}}}"#,
+    changes: r#"{"frequency_invariance": true, "freq_invariance_max": {"turbo_group": {"min_active_cores": 4}}, "freq_scale_tick": true}"#,
 },
 Patch {
     name: "power-asym-smt",

@@ -68,6 +68,13 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[],
     },
     SwitchDoc {
+        key: "freq_scale_tick",
+        function: "arch_scale_freq_tick() (x86 APERF/MPERF) vs topology_set_freq_scale()",
+        versions: "x86 v5.7+ (1567c3e3467c), the x86-freq-invariance patch; arm/arm64 cpufreq-set (no AMU) in every version",
+        meaning: "freq_scale is the average busy frequency over the CPU's last tick, stale while it idles; off: the current frequency",
+        eras: &[],
+    },
+    SwitchDoc {
         key: "arch_cpu_capacity",
         function: "arch_scale_cpu_capacity() (topology_get_cpu_scale)",
         versions: "arm64 v4.10+ (capacity-dmips-mhz; absent in v4.9.115, in v4.10.17); arm v4.9 gives 1024 on TC2's v4.9 DT",
@@ -522,6 +529,13 @@ pub const SWITCHES: &[SwitchDoc] = &[
         versions: "v4.12+",
         meaning: "a single-CPU policy whose CPU has not idled keeps its frequency",
         eras: &[("v4.7", "false"), ("v4.12", "true")],
+    },
+    SwitchDoc {
+        key: "schedutil_iowait_boost",
+        function: "sugov_iowait_boost() / sugov_set_iowait_boost(), sugov_iowait_reset(), sugov_iowait_apply()",
+        versions: "max_freq v4.9-v4.15; doubling from policy->min v4.16-v4.17, with reset v4.18-v5.0; in util from 1024/8 v5.2+ (v5.1 not modelled)",
+        meaning: "what an IOWAIT wake-up does to its CPU's frequency request",
+        eras: &[("v4.7", "\"max_freq\""), ("v4.16", "\"doubling_freq\""), ("v4.18", "\"doubling_freq_reset\""), ("v5.2", "\"doubling_util\"")],
     },
     SwitchDoc {
         key: "hwp_window_us",

@@ -14,6 +14,68 @@ use serde::{Deserialize, Serialize};
 pub enum Decision {
     Wakeup(WakeDecision),
     Balance(BalanceDecision),
+    Freq(FreqDecision),
+}
+
+/// Why a policy's frequency request or its clock's delivered frequency changed, or why a change
+/// was held back.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FreqWhy {
+    /// The governor's formula on the utilization (schedutil `get_next_freq()`; performance,
+    /// powersave: the end they pin).
+    Util,
+    /// schedutil's iowait boost raised the utilization the request came from.
+    IowaitBoost,
+    /// Held back: `sugov_should_update_freq()` within `rate_limit_us` of the last change (`req`
+    /// is what the utilization alone would have asked for; the boost is not evaluated).
+    RateLimited,
+    /// Held back: `sugov_cpu_is_busy()` kept a busy single-CPU policy from lowering its request.
+    BusyHold,
+    /// The hardware re-capped the clock: the package's number of active cores changed its turbo
+    /// bin (no governor ran).
+    TurboCap,
+    /// The HWP model's autonomous choice.
+    HwpRamp,
+    /// HWP dynamic boost (`intel_pstate_hwp_boost_up/down()`).
+    HwpBoost,
+}
+
+impl FreqWhy {
+    pub fn name(self) -> &'static str {
+        match self {
+            FreqWhy::Util => "util",
+            FreqWhy::IowaitBoost => "iowait boost",
+            FreqWhy::RateLimited => "rate limited",
+            FreqWhy::BusyHold => "busy hold",
+            FreqWhy::TurboCap => "turbo cap",
+            FreqWhy::HwpRamp => "hwp ramp",
+            FreqWhy::HwpBoost => "hwp boost",
+        }
+    }
+}
+
+/// One frequency decision of a cpufreq policy (or of the hardware, for [`FreqWhy::TurboCap`]).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct FreqDecision {
+    pub t: u64,
+    /// Index of the cpufreq policy (`Topology::policies`).
+    pub policy: usize,
+    /// The CPU whose update ran the governor (the clock's first CPU for a turbo cap).
+    pub cpu: usize,
+    /// The utilization and capacity the request was computed from (after the iowait boost;
+    /// schedutil only, else 0).
+    pub util: u64,
+    pub max: u64,
+    /// The reference frequency, kHz: `policy->cpuinfo.max_freq` with frequency invariance,
+    /// `policy->cur` without (schedutil only, else 0).
+    pub ref_khz: u32,
+    /// What the policy asks for (or, held back, would have asked for), kHz.
+    pub req_khz: u32,
+    /// What the clock delivers after the decision, kHz: the highest request of the policies
+    /// sharing it, capped by the turbo bin of the package's active cores.
+    pub granted_khz: u32,
+    pub why: FreqWhy,
 }
 
 /// `select_task_rq_fair()` for one wake-up or fork.
@@ -166,11 +228,47 @@ pub struct BalanceDecision {
     pub legacy: Option<LegacyImbalance>,
 }
 
+/// What a decision is about, for filtering (`schedlab explain --kind`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    Wakeup,
+    Fork,
+    /// A balance pass that found an imbalance.
+    Balance,
+    /// A balance pass that found nothing to do (see [`Decision::is_quiet`]).
+    Quiet,
+    /// A frequency decision.
+    Freq,
+}
+
 impl Decision {
+    pub fn kind(&self) -> DecisionKind {
+        match self {
+            Decision::Wakeup(w) if w.fork => DecisionKind::Fork,
+            Decision::Wakeup(_) => DecisionKind::Wakeup,
+            Decision::Balance(_) if self.is_quiet() => DecisionKind::Quiet,
+            Decision::Balance(_) => DecisionKind::Balance,
+            Decision::Freq(_) => DecisionKind::Freq,
+        }
+    }
+
+    /// Whether the decision involves `cpu` (`schedlab explain --cpu`): a wake-up's target,
+    /// previous or waker CPU; a balance pass's CPU or source CPU; a frequency decision's CPU or
+    /// any CPU of its clock (`same_clock(c)`: whether CPU `c` shares `cpu`'s clock).
+    pub fn involves(&self, cpu: usize, same_clock: &dyn Fn(usize) -> bool) -> bool {
+        match self {
+            Decision::Wakeup(w) => w.target == cpu || w.prev_cpu == cpu || w.waker_cpu == Some(cpu),
+            Decision::Balance(b) => b.cpu == cpu || b.src_cpu == Some(cpu),
+            Decision::Freq(f) => f.cpu == cpu || same_clock(f.cpu),
+        }
+    }
+
     pub fn t(&self) -> u64 {
         match self {
             Decision::Wakeup(w) => w.t,
             Decision::Balance(b) => b.t,
+            Decision::Freq(f) => f.t,
         }
     }
 
@@ -222,6 +320,34 @@ impl Decision {
                     },
                     w.target
                 )
+            }
+            Decision::Freq(f) => {
+                let mhz = |k: u32| k / 1000;
+                let mut s = format!(
+                    "{:>12.6} CPU{} policy{} {}: ",
+                    f.t as f64 / 1e9,
+                    f.cpu,
+                    f.policy,
+                    f.why.name()
+                );
+                if f.max > 0 {
+                    s.push_str(&format!(
+                        "util {}/{} ref {} MHz, ",
+                        f.util,
+                        f.max,
+                        mhz(f.ref_khz)
+                    ));
+                }
+                let verb = match f.why {
+                    FreqWhy::RateLimited | FreqWhy::BusyHold => "would ask",
+                    _ => "asks",
+                };
+                s.push_str(&format!(
+                    "{verb} {} MHz, runs {} MHz",
+                    mhz(f.req_khz),
+                    mhz(f.granted_khz)
+                ));
+                s
             }
             Decision::Balance(b) => {
                 let mut s = format!(

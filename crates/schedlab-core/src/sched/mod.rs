@@ -87,6 +87,9 @@ pub struct Task {
     pub work_left: Work,
     pub parent: Option<TaskId>,
     pub live_children: u32,
+    /// `p->in_iowait`: the task sleeps in `io_schedule()` (an [`crate::workload::Op::IoSleep`]);
+    /// its wake-up enqueue asks cpufreq for an update with `SCHED_CPUFREQ_IOWAIT`.
+    pub in_iowait: bool,
 }
 
 impl Task {
@@ -123,6 +126,7 @@ impl Task {
             work_left: 0,
             parent,
             live_children: 0,
+            in_iowait: false,
         }
     }
 }
@@ -201,12 +205,18 @@ pub struct SdState {
     pub last_decay_max_lb_cost: u64,
 }
 
-/// A frequency domain's state.
+/// A clock domain's state: what the hardware delivers.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    /// The frequency the CPUs run at: the highest request of the clock's policies, capped by what
+    /// the hardware grants now (the turbo bin for the package's active cores). What APERF/MPERF
+    /// measure.
+    pub cur_khz: u32,
+}
+
+/// A cpufreq policy's state (`struct cpufreq_policy` with `struct sugov_policy`).
 #[derive(Clone, Debug)]
 pub struct Policy {
-    /// The frequency the CPUs run at: the request, capped by what the hardware grants now (the
-    /// turbo bin for the package's active cores). What APERF/MPERF measure.
-    pub cur_khz: u32,
     /// The governor's last request (`policy->cur` as the kernel knows it: the driver reports the
     /// P-state it asked for, not what the hardware delivered).
     pub req_khz: u32,
@@ -231,7 +241,16 @@ pub struct World {
     /// `[cpu * levels + level]`, levels = the CPU's domains bottom up.
     pub sd_state: Vec<SdState>,
     pub sd_state_stride: usize,
+    /// Indexed like [`Topology::policies`].
     pub policies: Vec<Policy>,
+    /// Indexed like [`Topology::freq_domains`].
+    pub clocks: Vec<Clock>,
+    /// schedutil's per-CPU state (iowait boost).
+    pub sg_cpu: Vec<crate::cpufreq::SugovCpu>,
+    /// Per-CPU APERF/MPERF stand-ins and `arch_freq_scale` (`freq_scale_tick`).
+    pub freq_tick: Vec<crate::cpufreq::FreqTick>,
+    /// A frequency decision waiting for its granted frequency, when the run is traced.
+    pub(crate) freq_pending: Option<log::FreqDecision>,
     pub now: Nanos,
     /// `rd->overload`.
     pub rd_overload: bool,
@@ -307,17 +326,30 @@ impl World {
                 });
             }
         }
-        let policies = topo
-            .freq_domains
+        let policies: Vec<Policy> = topo
+            .policies
             .iter()
-            .map(|fd| Policy {
-                cur_khz: fd.reference_khz(),
-                req_khz: fd.reference_khz(),
+            .map(|p| Policy {
+                req_khz: p.init_khz,
                 last_update: 0,
                 updated_once: false,
                 rate_limited: false,
                 idle_calls: 0,
-                busy_mark: vec![0; fd.cpus.weight()],
+                busy_mark: vec![0; p.cpus.weight()],
+            })
+            .collect();
+        // Before any governor ran: the highest boot request of the clock's policies, uncapped
+        // (no core is active yet).
+        let clocks = topo
+            .freq_domains
+            .iter()
+            .map(|fd| Clock {
+                cur_khz: fd
+                    .policies
+                    .iter()
+                    .map(|&p| policies[p].req_khz)
+                    .max()
+                    .unwrap_or(fd.reference_khz()),
             })
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
@@ -382,6 +414,10 @@ impl World {
             sd_state,
             sd_state_stride: stride,
             policies,
+            clocks,
+            sg_cpu: vec![crate::cpufreq::SugovCpu::default(); n],
+            freq_tick: vec![crate::cpufreq::FreqTick::default(); n],
+            freq_pending: None,
             now: 0,
             rd_overload: false,
             nohz_next_balance: 0,
@@ -454,13 +490,17 @@ impl World {
     }
 
     /// `arch_scale_freq_capacity()`: cur/max frequency in 1/1024 with invariance (max as
-    /// [`World::freq_invariance_max_khz`] says, clamped to 1024), else 1024.
+    /// [`World::freq_invariance_max_khz`] says, clamped to 1024), else 1024. With
+    /// `freq_scale_tick` (x86), the value `arch_scale_freq_tick()` set at the CPU's last tick.
     pub fn freq_scale(&self, cpu: usize) -> u64 {
         if !self.config.frequency_invariance {
             return 1024;
         }
+        if self.config.freq_scale_tick {
+            return self.freq_tick[cpu].scale;
+        }
         let fd = self.topo.cpus[cpu].freq_domain;
-        let cur = self.policies[fd].cur_khz as u64;
+        let cur = self.clocks[fd].cur_khz as u64;
         let scale = match self.config.freq_invariance_max {
             crate::kernel::FreqInvarianceMax::PolicyMax => {
                 cur * 1024 / self.freq_invariance_max_khz(fd).max(1)
@@ -468,14 +508,22 @@ impl World {
             crate::kernel::FreqInvarianceMax::TurboGroup { .. } => {
                 // arch_scale_freq_tick() (v5.7): (acnt << 20) / (mcnt * arch_max_freq_ratio), with
                 // the ratio floor(turbo_ratio * 1024 / base_ratio) of 100 MHz MSR ratios.
-                let base_ratio =
-                    (self.topo.freq_domains[fd].reference_khz() as u64 / 100_000).max(1);
-                let turbo_ratio = self.freq_invariance_max_khz(fd) / 100_000;
-                let ratio = (turbo_ratio * 1024 / base_ratio).max(1);
-                (cur << 20) / (base_ratio * 100_000 * ratio)
+                let (base_khz, ratio) = self.arch_max_freq_ratio(fd);
+                (cur << 20) / (base_khz * ratio)
             }
         };
         scale.min(1024)
+    }
+
+    /// x86 (v5.7+): the base frequency (kHz, a whole 100 MHz ratio) and `arch_max_freq_ratio` =
+    /// floor(turbo_ratio * 1024 / base_ratio) (`skx_set_max_freq_ratio()`).
+    pub fn arch_max_freq_ratio(&self, fd: usize) -> (u64, u64) {
+        let base_ratio = (self.topo.freq_domains[fd].reference_khz() as u64 / 100_000).max(1);
+        let turbo_ratio = self.freq_invariance_max_khz(fd) / 100_000;
+        (
+            base_ratio * 100_000,
+            (turbo_ratio * 1024 / base_ratio).max(1),
+        )
     }
 
     /// Busy time of `cpu` up to now.
@@ -488,6 +536,7 @@ impl World {
     pub fn set_cpu_busy(&mut self, cpu: usize, busy: bool) {
         let core = self.topo.cpus[cpu].core;
         let core_was_busy = self.core_busy(core);
+        self.freq_tick_account(cpu);
         match (busy, self.busy_since[cpu]) {
             (true, None) => self.busy_since[cpu] = Some(self.now),
             (false, Some(s)) => {
@@ -521,7 +570,7 @@ impl World {
         let spec = &self.topo.spec.clusters[c.cluster].power;
         let uw = if self.core_busy(core) {
             let fd = &self.topo.freq_domains[c.freq_domain];
-            let khz = self.policies[c.freq_domain].cur_khz as u64;
+            let khz = self.clocks[c.freq_domain].cur_khz as u64;
             spec.busy_uw(khz, fd.min_khz() as u64, fd.peak_khz() as u64)
         } else {
             spec.idle_uw

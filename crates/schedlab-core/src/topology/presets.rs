@@ -73,6 +73,8 @@ fn cluster(
         opps_mhz: opps.to_vec(),
         turbo_bins: vec![],
         freq_domain: FreqDomainSpan::Cluster,
+        cpufreq_policy: None,
+        policy_starts_at_min: false,
         power,
     }
 }
@@ -235,6 +237,8 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
             opps_mhz: vec![2300, 2800, 3300, 3800],
             turbo_bins: vec![],
             freq_domain: FreqDomainSpan::Cluster,
+            cpufreq_policy: None,
+            policy_starts_at_min: false,
             power: POWER9_CORE,
         }],
     }
@@ -274,7 +278,14 @@ fn x86_package(
         capacity_orig: 1024,
         opps_mhz: opps,
         turbo_bins: turbo,
+        // The two hyperthreads of a core share its clock, which runs at the higher of their
+        // requests; intel_pstate (both modes) asks per logical CPU: intel_cpufreq (passive)
+        // registers one cpufreq policy per CPU with policy->cur at the minimum
+        // (`intel_cpufreq_cpu_init()`, v4.x-v6.8), HWP requests are per-CPU MSRs
+        // (fidelity review F2).
         freq_domain: FreqDomainSpan::Core,
+        cpufreq_policy: Some(FreqDomainSpan::Cpu),
+        policy_starts_at_min: true,
         power: XEON_CORE,
     }
 }

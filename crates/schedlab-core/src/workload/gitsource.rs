@@ -9,7 +9,9 @@
 //! the forked shell child calls `execve()` of `git` or the test's helper, and `sched_exec()` may
 //! move it to an idler CPU), then does `exec_us` (loading and dynamic linking) plus its own work,
 //! and exits; every `io_every`-th command sleeps `io_us` halfway
-//! through (a read or fsync that misses the page cache). Every `parallel_every`-th step is a
+//! through (a read or fsync that misses the page cache: an [`Op::IoSleep`], so its wake-up is an
+//! IOWAIT one for schedutil's iowait boost; the commands' other blocking, waiting for children,
+//! is not I/O). Every `parallel_every`-th step is a
 //! two-command pipeline (`git ... | grep ...`): both are forked before the shell waits, so they run
 //! at the same time: this is the small parallel fraction. Command `i`'s work is `work_us` times one of
 //! 8 factors (1/4 to 2.5, average exactly 1; [`WORK_FACTORS`]) picked by a hash of `i`.
@@ -222,7 +224,7 @@ impl Gitsource {
                 vec![
                     Op::Exec,
                     run(us(self.exec_us) + work / 2),
-                    Op::Sleep((self.io_us * NSEC_PER_USEC).max(1)),
+                    Op::IoSleep((self.io_us * NSEC_PER_USEC).max(1)),
                     run(work - work / 2),
                     Op::Exit,
                 ],

@@ -45,6 +45,10 @@ pub enum Op {
         to: usize,
     },
     Sleep(Nanos),
+    /// Sleep this long waiting for I/O (`io_schedule()`: a read or fsync that misses the page
+    /// cache): as [`Op::Sleep`], with `p->in_iowait` set, so the wake-up's enqueue calls
+    /// `cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)` (`enqueue_task_fair()`, v4.9-v6.8).
+    IoSleep(Nanos),
     /// rt-app's thread `delay`: `t_first = t_zero + delay`, and sleep until that absolute time
     /// (no sleep when it has passed, as `clock_nanosleep(TIMER_ABSTIME)`); `t_zero` is the run's
     /// start. The thread's timers count from `t_first` (rt-app `thread_body()`).

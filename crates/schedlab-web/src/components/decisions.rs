@@ -190,6 +190,7 @@ pub fn DecisionLog(props: &DecisionLogProps) -> Html {
                     { kind_box(kind::FORK, format!("forks ({})", c.forks), "log-fork") }
                     { kind_box(kind::BALANCE, format!("balance passes that found an imbalance ({})", c.balance), "log-balance") }
                     { kind_box(kind::QUIET, format!("passes that found none ({})", c.quiet), "log-quiet") }
+                    { kind_box(kind::FREQ, format!("frequency decisions ({})", c.freq), "log-freq") }
                 </div>
             </div>
             { nav.clone() }

@@ -50,6 +50,11 @@ pub struct ClusterForm {
     /// Text of each [`CLUSTER_FIELDS`] entry, in that order.
     pub text: Vec<String>,
     pub freq_domain: FreqDomainSpan,
+    /// Carried from the preset, not edited: the cpufreq policy span and its boot `policy->cur`.
+    #[serde(default)]
+    pub cpufreq_policy: Option<FreqDomainSpan>,
+    #[serde(default)]
+    pub policy_starts_at_min: bool,
     /// Text of each [`POWER_FIELDS`] entry, in that order.
     pub power: Vec<String>,
 }
@@ -105,6 +110,8 @@ impl ClusterForm {
         ClusterForm {
             text,
             freq_domain: c.freq_domain,
+            cpufreq_policy: c.cpufreq_policy,
+            policy_starts_at_min: c.policy_starts_at_min,
             power: [p.ceff_pf, p.v_min_mv, p.v_max_mv, p.static_uw, p.idle_uw]
                 .iter()
                 .map(u64::to_string)
@@ -175,6 +182,8 @@ impl ClusterForm {
             opps_mhz: opps_mhz.unwrap_or_default(),
             turbo_bins: turbo_bins.unwrap_or_default(),
             freq_domain: self.freq_domain,
+            cpufreq_policy: self.cpufreq_policy,
+            policy_starts_at_min: self.policy_starts_at_min,
             power: PowerSpec {
                 ceff_pf: power[0],
                 v_min_mv: power[1],

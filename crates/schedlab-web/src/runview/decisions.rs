@@ -30,9 +30,11 @@ pub mod kind {
     /// Balance passes that found nothing to do (`should_we_balance()` said no, or balanced):
     /// the bulk of any log, which `schedlab explain` hides unless given `--all`.
     pub const QUIET: u8 = 8;
+    /// Frequency decisions (`schedlab explain --kind freq`).
+    pub const FREQ: u8 = 16;
     /// What `schedlab explain` shows by default.
     pub const DEFAULT: u8 = WAKEUP | FORK | BALANCE;
-    pub const ALL: u8 = WAKEUP | FORK | BALANCE | QUIET;
+    pub const ALL: u8 = WAKEUP | FORK | BALANCE | QUIET | FREQ;
 }
 
 /// Which entries of the log to show.
@@ -90,7 +92,7 @@ pub struct DecisionEntryVm {
     /// Position in the whole log.
     pub index: usize,
     pub t_ns: u64,
-    /// "wakeup", "fork", "balance" or "quiet".
+    /// "wakeup", "fork", "balance", "quiet" or "freq".
     pub kind: String,
     /// The CPU the decision is about: a wake-up's target, a balance pass's (destination) CPU.
     pub cpu: usize,
@@ -115,6 +117,8 @@ pub struct DecisionCounts {
     pub forks: usize,
     pub balance: usize,
     pub quiet: usize,
+    #[serde(default)]
+    pub freq: usize,
 }
 
 /// One page of the selected entries.
@@ -153,6 +157,7 @@ pub fn kind_of(d: &Decision) -> u8 {
         Decision::Wakeup(_) => kind::WAKEUP,
         Decision::Balance(_) if d.is_quiet() => kind::QUIET,
         Decision::Balance(_) => kind::BALANCE,
+        Decision::Freq(_) => kind::FREQ,
     }
 }
 
@@ -161,6 +166,7 @@ fn kind_name(bit: u8) -> &'static str {
         kind::FORK => "fork",
         kind::WAKEUP => "wakeup",
         kind::QUIET => "quiet",
+        kind::FREQ => "freq",
         _ => "balance",
     }
 }
@@ -170,6 +176,7 @@ pub fn involves(d: &Decision, cpu: usize) -> bool {
     match d {
         Decision::Wakeup(w) => w.target == cpu || w.prev_cpu == cpu || w.waker_cpu == Some(cpu),
         Decision::Balance(b) => b.cpu == cpu || b.src_cpu == Some(cpu),
+        Decision::Freq(f) => f.cpu == cpu,
     }
 }
 
@@ -192,7 +199,7 @@ impl DecisionQuery {
         match (self.busiest, d) {
             (None, _) => true,
             (Some(want), Decision::Balance(b)) => busiest_type(b) == Some(want),
-            (Some(_), Decision::Wakeup(_)) => false,
+            (Some(_), Decision::Wakeup(_) | Decision::Freq(_)) => false,
         }
     }
 
@@ -208,6 +215,7 @@ pub fn counts(decisions: &[Decision]) -> DecisionCounts {
             kind::WAKEUP => c.wakeups += 1,
             kind::FORK => c.forks += 1,
             kind::QUIET => c.quiet += 1,
+            kind::FREQ => c.freq += 1,
             _ => c.balance += 1,
         }
     }
@@ -263,6 +271,18 @@ pub fn entry(trace: &RunTrace, index: usize) -> Option<DecisionEntryVm> {
             t_ns: w.t,
             kind,
             cpu: w.target,
+            headline,
+            migration_type: None,
+            imbalance: None,
+            busiest_type: None,
+            imbalance_path: None,
+            groups: Vec::new(),
+        },
+        Decision::Freq(f) => DecisionEntryVm {
+            index,
+            t_ns: f.t,
+            kind,
+            cpu: f.cpu,
             headline,
             migration_type: None,
             imbalance: None,
@@ -352,7 +372,7 @@ mod tests {
                 text.push_str(&trace.decisions[i].to_text(&name));
                 text.push('\n');
             }
-            assert_eq!(text, trace.explain(false, cpu), "cpu {cpu:?}");
+            assert_eq!(text, trace.explain(false, cpu, None), "cpu {cpu:?}");
         }
         let all = DecisionQuery {
             kinds: kind::ALL,
@@ -401,7 +421,7 @@ mod tests {
         let trace = e1_trace();
         let c = counts(&trace.decisions);
         assert_eq!(
-            c.wakeups + c.forks + c.balance + c.quiet,
+            c.wakeups + c.forks + c.balance + c.quiet + c.freq,
             trace.decisions.len()
         );
         assert!(c.forks > 0 && c.balance > 0 && c.quiet > 0, "{c:?}");
