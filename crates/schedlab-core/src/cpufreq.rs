@@ -14,10 +14,8 @@
 //!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
 //!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
 //! - hwp (intel_pstate active, powersave + HWP): the hardware, not the kernel, picks the frequency
-//!   of each core from the core's own busy fraction over its last `hwp_window_us`: 1.25 x busy x
-//!   the highest frequency allowed, resolved upwards. It knows nothing about tasks: a task that moves
-//!   to a core that was idle starts at that core's low frequency. *Assumed* model of an
-//!   undocumented algorithm; the window is a config field.
+//!   of each core, ramping with the core's own activity, with the driver's HWP dynamic boost on
+//!   IOWAIT wake-ups: see [`crate::hwp`].
 //!
 //! Frequency invariance (`arch_scale_freq_capacity()`): cur/max in 1/1024, where max is the
 //! policy's highest frequency (arm64 cpufreq, `topology_set_freq_scale()`) or, on x86 since v5.7,
@@ -191,29 +189,7 @@ impl World {
                 }
                 f
             }
-            Governor::Hwp => {
-                let window = self.config.hwp_window_us * 1000;
-                let policy = &self.policies[fd];
-                if policy.updated_once && self.now < policy.last_update + window {
-                    return None;
-                }
-                let elapsed = (self.now - policy.last_update).max(1);
-                // The busiest thread of the core over the window.
-                let mut busy_max = 0u64;
-                for (k, c) in dom.cpus.iter().enumerate() {
-                    let busy = self.busy_ns_until_now(c) - self.policies[fd].busy_mark[k];
-                    busy_max = busy_max.max(busy);
-                }
-                let hw_max = self.hw_max_khz(fd) as u64;
-                let next = hw_max * 5 / 4 * busy_max.min(elapsed) / elapsed;
-                for (k, c) in dom.cpus.iter().enumerate() {
-                    self.policies[fd].busy_mark[k] = self.busy_ns_until_now(c);
-                }
-                let policy = &mut self.policies[fd];
-                policy.last_update = self.now;
-                policy.updated_once = true;
-                self.resolve_freq(fd, next)
-            }
+            Governor::Hwp => self.hwp_target(cpu),
         };
         (target != self.policies[fd].req_khz).then_some(target)
     }
@@ -280,28 +256,6 @@ mod tests {
             .map(|&f| scale_at(f))
             .collect();
         assert_eq!(got, vec![276, 664, 858, 913, 996, 1024, 1024]);
-    }
-
-    #[test]
-    fn hwp_follows_the_cores_busy_fraction() {
-        let mut w = world("cascadelake-8260l", Governor::Hwp, true);
-        let window = w.config.hwp_window_us * 1000;
-        // CPU 0 busy for the whole first window: the core asks for the most it may have.
-        w.busy_since[0] = Some(0);
-        w.now = window;
-        let f = w.cpufreq_target(0).unwrap();
-        assert_eq!(f, 3_900_000, "one active core gets the 2-core turbo bin");
-        w.set_frequency(0, f);
-        // Idle through the next window: down to the lowest OPP.
-        w.busy_ns[0] = window;
-        w.busy_since[0] = None;
-        w.now = 2 * window;
-        assert_eq!(w.cpufreq_target(0), Some(1_000_000));
-        // A quarter busy: 1.25 x 25% x 3.9 GHz = 1.22 GHz -> 1.3 GHz.
-        w.set_frequency(0, 1_000_000);
-        w.busy_ns[0] = window + window / 4;
-        w.now = 3 * window;
-        assert_eq!(w.cpufreq_target(0), Some(1_300_000));
     }
 
     #[test]

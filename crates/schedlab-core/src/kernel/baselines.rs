@@ -92,7 +92,8 @@ impl KernelConfig {
             schedutil_rate_limit_on_change: true,
             schedutil_util_headroom: false,
             schedutil_busy_hold: true,
-            hwp_window_us: 4_000,
+            hwp_epp: 128,
+            hwp_dynamic_boost: false,
             governor: Governor::Schedutil,
         }
     }
@@ -148,6 +149,8 @@ impl KernelConfig {
             imbalance_pct_die: 117,
             schedutil_rate_limit_us: 1_000,
             schedutil_util_headroom: true,
+            // intel_pstate's HWP dynamic boost, v4.18+ (still in v6.8).
+            hwp_dynamic_boost: true,
             ..KernelConfig::v4_16()
         }
     }
@@ -222,6 +225,8 @@ impl KernelConfig {
             find_idlest_spare_numa: true,
             // v4.17's NOHZ_STATS_KICK: idle CPUs' blocked load updated by kicks of their own.
             nohz_stats: NohzStats::Kick,
+            // intel_pstate's HWP dynamic boost (v4.18), on for SKX server parts.
+            hwp_dynamic_boost: true,
             ..KernelConfig::v4_16()
         }
     }
