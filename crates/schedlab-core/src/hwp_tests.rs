@@ -184,6 +184,10 @@ fn waits_too_far_apart_never_boost() {
         w.hwp_update_util(0, true, true);
         assert_eq!(mhz(&w, 0), 1000, "{t} ms");
     }
+    // The next one within two ticks of the last: the first level.
+    at(&mut w, 130);
+    w.hwp_update_util(0, true, true);
+    assert_eq!(mhz(&w, 0), 1700);
 }
 
 #[test]
