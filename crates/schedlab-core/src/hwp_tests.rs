@@ -220,3 +220,73 @@ fn a_bad_hwp_spec_is_refused() {
     c.hwp_epp = 256;
     assert!(c.validate().is_err());
 }
+
+/// Frequencies of core 0's domain over a run of one task pinned to CPU 0 doing `work_ms` of work
+/// (at the 2.4 GHz reference), then sleeping `sleep_ms`, then doing the work again.
+fn pinned_run(epp: u32, work_ms: u64, sleep_ms: u64) -> Vec<(u64, u32)> {
+    use crate::cpumask::CpuMask;
+    use crate::engine::{Engine, Limits};
+    use crate::trace::TraceEvent;
+    use crate::units::WORK_SCALE;
+    use crate::workload::{Instance, Metric, Op, Program};
+    let w = world(epp, true);
+    let fd = w.topo.cpus[0].freq_domain;
+    let work = Op::Run {
+        work: work_ms * NSEC_PER_MSEC * WORK_SCALE,
+        jitter_ppm: 0,
+    };
+    let ops = vec![
+        Op::SetAffinity(CpuMask::single(0)),
+        Op::MarkStart,
+        work.clone(),
+        Op::Sleep(sleep_ms * NSEC_PER_MSEC),
+        work,
+        Op::MarkEnd,
+        Op::Exit,
+    ];
+    let inst = Instance::new(
+        vec![Program::new("t", ops)],
+        vec![0],
+        Metric::ElapsedSeconds,
+    );
+    let out = Engine::new(w, &inst, 1, Limits::default(), true)
+        .with_invariant_checks()
+        .run()
+        .unwrap();
+    out.trace
+        .unwrap()
+        .iter()
+        .filter_map(|e| match *e {
+            TraceEvent::Frequency { t, domain, khz } if domain == fd => Some((t, khz / 1000)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn through_the_engine_a_busy_core_climbs_at_its_ticks_and_an_idle_one_decays() {
+    let tick = 4 * NSEC_PER_MSEC;
+    let f = pinned_run(128, 100, 30);
+    // Starts at the lowest P-state (at t = 0, before the task is placed).
+    assert_eq!(f[0].1, 1000, "{f:?}");
+    // While busy, changes only at its own ticks, upwards, reaching the peak at the first tick
+    // after 20.06 ms: 24 ms (the task starts at 0 on CPU 0, the first tick is at 4 ms).
+    let climb: Vec<_> = f
+        .iter()
+        .filter(|(t, _)| *t > 0 && *t < 30 * NSEC_PER_MSEC)
+        .collect();
+    assert!(climb.iter().all(|(t, _)| t % tick == 0), "{climb:?}");
+    assert!(climb.windows(2).all(|w| w[0].1 < w[1].1), "{climb:?}");
+    assert_eq!(climb.last().map(|c| *c), Some(&(24 * NSEC_PER_MSEC, 3900)));
+    // After 30 ms of sleep the core's activity is 1/8 of what it was: the second run starts at
+    // 1000 + 2900 x (1/8) / (769/1024) = 1483 -> 1400 MHz, and climbs again.
+    let wake = f
+        .iter()
+        .find(|(t, khz)| *t > 40 * NSEC_PER_MSEC && *khz < 3900)
+        .unwrap();
+    assert_eq!(wake.1, 1400, "{f:?}");
+    // With EPP 0 the same core is at its peak by the first tick after one half-life (12 ms).
+    let f0 = pinned_run(0, 100, 30);
+    let first_peak = f0.iter().find(|(_, khz)| *khz == 3900).unwrap();
+    assert_eq!(first_peak.0, 12 * NSEC_PER_MSEC, "{f0:?}");
+}
