@@ -277,7 +277,7 @@ fn through_the_engine_a_busy_core_climbs_at_its_ticks_and_an_idle_one_decays() {
         .collect();
     assert!(climb.iter().all(|(t, _)| t % tick == 0), "{climb:?}");
     assert!(climb.windows(2).all(|w| w[0].1 < w[1].1), "{climb:?}");
-    assert_eq!(climb.last().map(|c| *c), Some(&(24 * NSEC_PER_MSEC, 3900)));
+    assert_eq!(climb.last().copied(), Some(&(24 * NSEC_PER_MSEC, 3900)));
     // After 30 ms of sleep the core's activity is 1/8 of what it was: the second run starts at
     // 1000 + 2900 x (1/8) / (769/1024) = 1483 -> 1400 MHz, and climbs again.
     let wake = f
