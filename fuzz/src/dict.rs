@@ -264,7 +264,7 @@ mod tests {
         for k in [
             "\"version\":",
             "\"opps_mhz\":",
-            "\"hwp_window_us\":",
+            "\"hwp_epp\":",
             "\"kind\":",
             "\"rt-app\"",
         ] {

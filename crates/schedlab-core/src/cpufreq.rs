@@ -23,11 +23,9 @@
 //!   With `schedutil_busy_hold`, a single-CPU policy whose CPU has not been idle since the last
 //!   update never lowers its frequency (`sugov_cpu_is_busy()`, v4.12+).
 //! - hwp (intel_pstate active, powersave + HWP): the hardware, not the kernel, picks the frequency
-//!   of each policy's CPUs from their busy fraction over its last `hwp_window_us`: 1.25 x busy x
-//!   the highest frequency allowed, resolved upwards; the core runs at the higher request of its
-//!   threads. It knows nothing about tasks: a task that moves to a core that was idle starts at
-//!   that core's low frequency. *Assumed* model of an undocumented algorithm; the window is a
-//!   config field.
+//!   of each core, ramping with the core's own activity, with the driver's HWP dynamic boost on
+//!   IOWAIT wake-ups: see [`crate::hwp`]. The choice is the core's, so every thread's policy
+//!   shows it and the core clock (the highest request of its policies) runs at it.
 //!
 //! Frequency invariance (`arch_scale_freq_capacity()`): cur/max in 1/1024, where max is the
 //! policy's highest frequency (arm64 cpufreq, `topology_set_freq_scale()`) or, on x86 since v5.7,
@@ -57,6 +55,7 @@ mod tests_policy;
 pub use freq_tick::FreqTick;
 pub use iowait::{SugovCpu, IOWAIT_BOOST_MIN, SCHED_CPUFREQ_IOWAIT};
 
+use crate::hwp::HwpReason;
 use crate::kernel::{FreqInvarianceMax, Governor};
 use crate::sched::log::{Decision, FreqDecision, FreqWhy};
 use crate::sched::World;
@@ -368,38 +367,10 @@ impl World {
             Governor::Performance => dom.peak_khz(),
             Governor::Powersave => dom.min_khz(),
             Governor::Schedutil => return self.sugov_update(cpu, flags),
-            Governor::Hwp => {
-                let window = self.config.hwp_window_us * 1000;
-                let policy = &self.policies[p];
-                if policy.updated_once && self.now < policy.last_update + window {
-                    return None;
-                }
-                let elapsed = (self.now - policy.last_update).max(1);
-                // The busiest thread of the policy over the window.
-                let cpus = self.topo.policies[p].cpus;
-                let mut busy_max = 0u64;
-                for (k, c) in cpus.iter().enumerate() {
-                    let busy = self.busy_ns_until_now(c) - self.policies[p].busy_mark[k];
-                    busy_max = busy_max.max(busy);
-                }
-                let hw_max = self.hw_max_khz(fd) as u64;
-                let next = hw_max * 5 / 4 * busy_max.min(elapsed) / elapsed;
-                for (k, c) in cpus.iter().enumerate() {
-                    self.policies[p].busy_mark[k] = self.busy_ns_until_now(c);
-                }
-                let policy = &mut self.policies[p];
-                policy.last_update = self.now;
-                policy.updated_once = true;
-                self.resolve_freq(fd, next)
-            }
+            Governor::Hwp => return self.hwp_request(cpu, p, fd, flags),
         };
         let changed = target != self.policies[p].req_khz;
         if changed && self.log.is_some() {
-            let why = if self.config.governor == Governor::Hwp {
-                FreqWhy::HwpRamp
-            } else {
-                FreqWhy::Util
-            };
             self.freq_pending = Some(FreqDecision {
                 t: self.now,
                 policy: p,
@@ -409,10 +380,51 @@ impl World {
                 ref_khz: 0,
                 req_khz: target,
                 granted_khz: 0,
-                why,
+                why: FreqWhy::Util,
             });
         }
         changed.then_some(target)
+    }
+
+    /// `Governor::Hwp` on an update of `cpu` with `flags`: the driver's hook
+    /// (`intel_pstate_update_util_hwp()`, told of SCHED_CPUFREQ_IOWAIT), then the hardware's
+    /// choice for `cpu`'s core ([`World::hwp_pick`]). HWP picks per core, so the choice stands for
+    /// every thread's policy on the clock: the clock, the highest request of its policies, runs at
+    /// it rather than at a sibling's older pick. Simplification: every update counts as the CPU's
+    /// own (the kernel's hook only stores a remote CPU's flags; the woken CPU's own update follows
+    /// at once when its task runs).
+    fn hwp_request(&mut self, cpu: usize, p: usize, fd: usize, flags: u32) -> Option<u32> {
+        self.hwp_update_util(cpu, flags & SCHED_CPUFREQ_IOWAIT != 0, true);
+        let pick = self.hwp_pick(cpu);
+        let f = pick.requested_khz;
+        let mut changed = false;
+        for &q in self.topo.freq_domains[fd].policies.iter() {
+            if self.policies[q].req_khz != f {
+                self.policies[q].req_khz = f;
+                changed = true;
+            }
+        }
+        // The caller's set_frequency() then recomputes the clock from the requests.
+        if !changed {
+            return None;
+        }
+        if self.log.is_some() {
+            self.freq_pending = Some(FreqDecision {
+                t: self.now,
+                policy: p,
+                cpu,
+                util: pick.activity,
+                max: 1024,
+                ref_khz: self.topo.freq_domains[fd].peak_khz(),
+                req_khz: f,
+                granted_khz: 0,
+                why: match pick.reason {
+                    HwpReason::Ramp => FreqWhy::HwpRamp,
+                    HwpReason::DynamicBoost => FreqWhy::HwpBoost,
+                },
+            });
+        }
+        Some(f)
     }
 }
 
@@ -477,28 +489,6 @@ mod tests {
             .map(|&f| scale_at(f))
             .collect();
         assert_eq!(got, vec![276, 664, 858, 913, 996, 1024, 1024]);
-    }
-
-    #[test]
-    fn hwp_follows_the_cores_busy_fraction() {
-        let mut w = world("cascadelake-8260l", Governor::Hwp, true);
-        let window = w.config.hwp_window_us * 1000;
-        // CPU 0 busy for the whole first window: the core asks for the most it may have.
-        w.busy_since[0] = Some(0);
-        w.now = window;
-        let f = w.cpufreq_target(0, 0).unwrap();
-        assert_eq!(f, 3_900_000, "one active core gets the 2-core turbo bin");
-        w.set_frequency(0, f);
-        // Idle through the next window: down to the lowest OPP.
-        w.busy_ns[0] = window;
-        w.busy_since[0] = None;
-        w.now = 2 * window;
-        assert_eq!(w.cpufreq_target(0, 0), Some(1_000_000));
-        // A quarter busy: 1.25 x 25% x 3.9 GHz = 1.22 GHz -> 1.3 GHz.
-        w.set_frequency(0, 1_000_000);
-        w.busy_ns[0] = window + window / 4;
-        w.now = 3 * window;
-        assert_eq!(w.cpufreq_target(0, 0), Some(1_300_000));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod cpufreq;
 pub mod domains;
 pub mod engine;
 pub mod experiment;
+pub mod hwp;
 pub mod kernel;
 pub mod pelt;
 pub mod power;

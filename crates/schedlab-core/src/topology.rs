@@ -8,6 +8,7 @@ pub mod presets;
 
 use crate::cpumask::{CpuMask, MAX_CPUS};
 use crate::error::{Error, Result};
+use crate::hwp::HwpSpec;
 use crate::power::PowerSpec;
 use crate::units::SCHED_CAPACITY_SCALE;
 use serde::{Deserialize, Serialize};
@@ -98,6 +99,10 @@ pub struct ClusterSpec {
     /// Power model of each core (see [`crate::power`]).
     #[serde(default)]
     pub power: PowerSpec,
+    /// The HWP hardware's autonomous algorithm (see [`crate::hwp`]; all **[assumed]**), used by
+    /// the `hwp` governor.
+    #[serde(default, skip_serializing_if = "HwpSpec::is_default")]
+    pub hwp: HwpSpec,
 }
 
 fn one() -> u32 {
@@ -411,6 +416,9 @@ impl Topology {
                     "{who}: static_uw and idle_uw must be at most 1 kW"
                 )));
             }
+            cl.hwp
+                .check()
+                .map_err(|m| Error::Topology(format!("{who}: {m}")))?;
             if cl.smt_throughput.iter().any(|&t| t == 0 || t > 1024) {
                 return Err(Error::Topology(format!(
                     "{who}: smt_throughput entries must be 1 to 1024"

@@ -244,7 +244,7 @@ impl Gen {
                         0 => json!({ "hz": *self.pick(&[100u64, 250, 300, 1000]) }),
                         1 => json!({ "util_est": self.chance(50), "misfit": self.chance(50) }),
                         2 => json!({ "schedutil_rate_limit_us": self.near(1000) }),
-                        3 => json!({ "hwp_window_us": self.near(4000) }),
+                        3 => json!({ "hwp_epp": self.below(256), "hwp_dynamic_boost": self.chance(50) }),
                         _ => json!({ "asym_packing": { "levels": ["MC"], "priority": "cpu_capacity" } }),
                     };
                     v["config"] = config;

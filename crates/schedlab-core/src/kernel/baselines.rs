@@ -95,7 +95,8 @@ impl KernelConfig {
             // sugov_set_iowait_boost(): doubling from policy->min, in frequencies.
             schedutil_iowait_boost: IowaitBoost::DoublingFreq,
             freq_scale_tick: false,
-            hwp_window_us: 4_000,
+            hwp_epp: 128,
+            hwp_dynamic_boost: false,
             governor: Governor::Schedutil,
         }
     }
@@ -153,6 +154,8 @@ impl KernelConfig {
             schedutil_util_headroom: true,
             // v5.2+: sugov_iowait_boost() in utilization from IOWAIT_BOOST_MIN.
             schedutil_iowait_boost: IowaitBoost::DoublingUtil,
+            // intel_pstate's HWP dynamic boost, v4.18+ (still in v6.8).
+            hwp_dynamic_boost: true,
             ..KernelConfig::v4_16()
         }
     }
@@ -231,6 +234,8 @@ impl KernelConfig {
             nohz_stats: NohzStats::Kick,
             // sugov_iowait_reset() (in v4.19.1): an IOWAIT update after a tick restarts the boost.
             schedutil_iowait_boost: IowaitBoost::DoublingFreqReset,
+            // intel_pstate's HWP dynamic boost (v4.18), on for SKX server parts.
+            hwp_dynamic_boost: true,
             ..KernelConfig::v4_16()
         }
     }

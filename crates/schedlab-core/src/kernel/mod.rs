@@ -425,8 +425,8 @@ pub enum Governor {
     Powersave,
     /// `cpufreq_schedutil.c`: frequency from utilization, see [`crate::cpufreq`].
     Schedutil,
-    /// intel_pstate active mode, powersave policy, HWP: the hardware picks each core's frequency
-    /// from its recent busy time (see [`crate::cpufreq`]).
+    /// intel_pstate active mode, powersave policy, HWP: the hardware picks each core's frequency,
+    /// ramping with the core's own activity (see [`crate::hwp`]).
     Hwp,
 }
 
@@ -677,8 +677,20 @@ pub struct KernelConfig {
     /// schedutil's iowait boost rule (see [`IowaitBoost`]; fidelity review F18).
     #[serde(default = "iowait_boost_default")]
     pub schedutil_iowait_boost: IowaitBoost,
-    /// The HWP model's evaluation window, us.
-    pub hwp_window_us: u64,
+    /// intel_pstate (HWP active, powersave policy): the energy-performance preference written to
+    /// each CPU's `MSR_HWP_REQUEST` (bits 31:24), 0 ("performance") to 255 ("power"). The powersave
+    /// policy keeps the firmware's value (`intel_pstate_hwp_set()`, v4.10+), 128 =
+    /// `HWP_EPP_BALANCE_PERFORMANCE`; sysfs `energy_performance_preference` changes it
+    /// (`intel_pstate_set_energy_pref_index()`). How the hardware uses it is the **[assumed]**
+    /// mapping of [`crate::hwp`].
+    pub hwp_epp: u32,
+    /// intel_pstate HWP dynamic boost (`hwp_boost`, sysfs `hwp_dynamic_boost`, v4.18+): the update
+    /// hook `intel_pstate_update_util_hwp()` raises a CPU's HWP min on repeated IOWAIT wake-ups
+    /// (`intel_pstate_hwp_boost_up()`) and drops it after `hwp_boost_hold_time_ns`
+    /// (`intel_pstate_hwp_boost_down()`). v4.18+ turns it on by default on SKYLAKE_X (Cascade Lake
+    /// included) with an ACPI server PM profile (`intel_pstate_init_cpu()`), the only HWP machine
+    /// modelled, so the era value is on. Off: no hook (before v4.18, or a client profile).
+    pub hwp_dynamic_boost: bool,
     pub governor: Governor,
 }
 
@@ -735,10 +747,10 @@ impl KernelConfig {
                 "sched_migration_cost_ns and schedutil_rate_limit_us must be at most 1 s".into(),
             ));
         }
-        if self.hwp_window_us == 0 || self.hwp_window_us > 1_000_000 {
+        if self.hwp_epp > 255 {
             return Err(Error::Config(format!(
-                "hwp_window_us must be 1 us to 1 s, not {}",
-                self.hwp_window_us
+                "hwp_epp must be 0 to 255, not {}",
+                self.hwp_epp
             )));
         }
         if let Some(ap) = &self.asym_packing {

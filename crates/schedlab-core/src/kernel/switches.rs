@@ -538,11 +538,18 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[("v4.7", "\"max_freq\""), ("v4.16", "\"doubling_freq\""), ("v4.18", "\"doubling_freq_reset\""), ("v5.2", "\"doubling_util\"")],
     },
     SwitchDoc {
-        key: "hwp_window_us",
-        function: "(model) the HWP evaluation window",
-        versions: "model parameter [assumed]",
-        meaning: "the busy-time window the HWP model picks a frequency from",
+        key: "hwp_epp",
+        function: "intel_pstate_hwp_set(), intel_pstate_set_energy_pref_index()",
+        versions: "sysfs setting; the firmware's 128 (balance_performance) kept by powersave",
+        meaning: "HWP energy-performance preference, 0 performance .. 255 power ([assumed] effect)",
         eras: &[],
+    },
+    SwitchDoc {
+        key: "hwp_dynamic_boost",
+        function: "intel_pstate_update_util_hwp(), intel_pstate_hwp_boost_up/down()",
+        versions: "v4.18+ (default on for SKX with a server PM profile)",
+        meaning: "repeated IOWAIT wake-ups raise the CPU's HWP min, held 3 ms",
+        eras: &[("v4.7", "false"), ("v4.18", "true")],
     },
     SwitchDoc {
         key: "governor",

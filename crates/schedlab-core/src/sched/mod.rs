@@ -227,8 +227,6 @@ pub struct Policy {
     pub rate_limited: bool,
     /// `sg_cpu->saved_idle_calls` for the busy hold of single-CPU policies.
     pub idle_calls: u64,
-    /// HWP: each CPU's busy time at the start of the current window.
-    pub busy_mark: Vec<u64>,
 }
 
 /// The simulated machine and everything on it.
@@ -289,6 +287,8 @@ pub struct World {
     pub energy: crate::power::EnergyMeter,
     /// Active cores of each package (the turbo budget's input).
     pub active_cores: Vec<u32>,
+    /// The HWP model: each core's activity, each CPU's dynamic boost ([`crate::hwp`]).
+    pub hwp: crate::hwp::HwpState,
     pub counters: Counters,
     /// The decision log, when the run is traced.
     pub log: Option<Vec<log::Decision>>,
@@ -335,7 +335,6 @@ impl World {
                 updated_once: false,
                 rate_limited: false,
                 idle_calls: 0,
-                busy_mark: vec![0; p.cpus.weight()],
             })
             .collect();
         // Before any governor ran: the highest boot request of the clock's policies, uncapped
@@ -437,6 +436,7 @@ impl World {
             idle_calls: vec![0; n],
             energy: crate::power::EnergyMeter::new(ncores),
             active_cores: vec![0; npackages],
+            hwp: crate::hwp::HwpState::new(ncores, n),
             counters: Counters::default(),
             log: None,
             balance_moves: None,
@@ -551,6 +551,9 @@ impl World {
             (false, true) => self.active_cores[package] += 1,
             (true, false) => self.active_cores[package] -= 1,
             _ => {}
+        }
+        if core_was_busy != self.core_busy(core) {
+            self.hwp_core_transition(core, core_was_busy);
         }
         self.update_core_power(core);
     }

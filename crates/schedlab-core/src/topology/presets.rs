@@ -5,6 +5,7 @@
 
 use super::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec, TurboBin};
 use crate::error::{Error, Result};
+use crate::hwp::HwpSpec;
 use crate::power::PowerSpec;
 
 pub const NAMES: &[&str] = &[
@@ -76,6 +77,7 @@ fn cluster(
         cpufreq_policy: None,
         policy_starts_at_min: false,
         power,
+        hwp: HwpSpec::default(),
     }
 }
 
@@ -122,6 +124,16 @@ const POWER9_CORE: PowerSpec = PowerSpec {
     v_max_mv: 1100,
     static_uw: 2_000_000,
     idle_uw: 400_000,
+};
+/// Skylake-SP / Cascade Lake-SP HWP (Speed Shift): the autonomous algorithm is not published, so
+/// every figure is **[assumed]** (hardware-facts.md: "tens of ms to reach peak from idle"): a 10 ms
+/// half-life of the core's C0-residency average, full speed at half activity with EPP 0 and only
+/// when never idle at EPP 255, so 20 ms from idle to the peak at the default EPP 128. The
+/// defaults of [`HwpSpec`], named here because this is the part they are chosen for.
+const XEON_HWP: HwpSpec = HwpSpec {
+    activity_half_life_us: 10_000,
+    target_activity_epp_0: 512,
+    target_activity_epp_255: 1024,
 };
 const XEON_CORE: PowerSpec = PowerSpec {
     ceff_pf: 2200,
@@ -240,6 +252,7 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
             cpufreq_policy: None,
             policy_starts_at_min: false,
             power: POWER9_CORE,
+            hwp: HwpSpec::default(),
         }],
     }
 }
@@ -287,6 +300,7 @@ fn x86_package(
         cpufreq_policy: Some(FreqDomainSpan::Cpu),
         policy_starts_at_min: true,
         power: XEON_CORE,
+        hwp: XEON_HWP,
     }
 }
 

@@ -7,6 +7,7 @@
 //! core's validation message ([`Topology::build`]), placed beside the field it names.
 
 use schedlab_core::experiment::MachineRef;
+use schedlab_core::hwp::HwpSpec;
 use schedlab_core::power::PowerSpec;
 use schedlab_core::topology::{
     presets, ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec, Topology, TurboBin,
@@ -57,6 +58,9 @@ pub struct ClusterForm {
     pub policy_starts_at_min: bool,
     /// Text of each [`POWER_FIELDS`] entry, in that order.
     pub power: Vec<String>,
+    /// The HWP model's parameters, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub hwp: HwpSpec,
 }
 
 /// The machine as typed.
@@ -116,6 +120,7 @@ impl ClusterForm {
                 .iter()
                 .map(u64::to_string)
                 .collect(),
+            hwp: c.hwp,
         }
     }
 
@@ -191,6 +196,7 @@ impl ClusterForm {
                 static_uw: power[3],
                 idle_uw: power[4],
             },
+            hwp: self.hwp,
         })
     }
 }
