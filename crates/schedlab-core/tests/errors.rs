@@ -17,6 +17,57 @@ fn plan_err(text: &str) -> String {
     }
 }
 
+/// `Scenario::from_json` reads `"version"` before the rest (without a `serde_json::Value`): only
+/// broken JSON is "not valid JSON", any other document without version 1 at its top is named by
+/// its version, and a scenario's own errors name their line.
+#[test]
+fn the_version_is_read_first_from_any_json_document() {
+    let version_err = |text: &str| {
+        let e = Scenario::from_json(text).unwrap_err().to_string();
+        assert!(e.contains("\"version\" must be 1"), "{text}: {e}");
+    };
+    for text in [
+        "[]",
+        "5",
+        "null",
+        "\"x\"",
+        "{}",
+        "{\"version\": \"1\"}",
+        "{\"version\": 1.0}",
+        "{\"version\": -1}",
+        "{\"version\": [1]}",
+        "{\"version\": {\"v\": 1}}",
+        "{\"version\": 1, \"version\": 2}",
+        "{\"inner\": {\"version\": 1}}",
+    ] {
+        version_err(text);
+    }
+    for broken in [
+        "{",
+        "{\"version\": 1",
+        "{\"version\": 1} x",
+        "",
+        "{\"a\": [1,]}",
+    ] {
+        let e = Scenario::from_json(broken).unwrap_err().to_string();
+        assert!(e.contains("not valid JSON"), "{broken}: {e}");
+    }
+    // Version 1 and nothing else: the scenario's own error, with its place.
+    let e = Scenario::from_json("{\"version\": 1}")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("missing field") && e.contains("line 1"), "{e}");
+    // A key given twice is an error of its own (the file is read once, not through a map).
+    let e = Scenario::from_json(&e1_json().replace("\"seed\": 1", "\"seed\": 1, \"seed\": 2"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("duplicate field `seed`"), "{e}");
+    assert_eq!(
+        Scenario::from_json(&e1_json()).unwrap(),
+        builtin("hikey960-asym-packing").unwrap()
+    );
+}
+
 #[test]
 fn scenario_errors_name_the_problem() {
     assert!(plan_err("{").contains("not valid JSON"));

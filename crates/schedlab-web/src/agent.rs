@@ -5,8 +5,9 @@
 //! loop (at most every [`YIELD_EVERY_MS`] of compute, to keep the cost of the timer negligible) and
 //! looks for a `Cancel`; so a cancel takes effect after the run in progress, and the page never
 //! waits on the model. The worker keeps the job's results and sends the core's comparison table
-//! of them at most every [`TABLE_EVERY_MS`], and once more at the end, of the quantity the job
-//! asked for (the workload's metric, energy, or performance per watt). It keeps the last job's runs
+//! of them, as the page draws it (`results::ResultsVm`: the figures and files are built here, not
+//! in the page's wasm), at most every [`TABLE_EVERY_MS`], and once more at the end, of the quantity
+//! the job asked for (the workload's metric, energy, or performance per watt). It keeps the last job's runs
 //! afterwards, so the page can switch the quantity without running them again (`Retable`).
 //!
 //! A check request builds a draft's forms into a scenario (`draft::check`), so the page's wasm
@@ -24,6 +25,7 @@ use yew_agent::prelude::*;
 use crate::crash;
 use crate::draft;
 use crate::protocol::{self, FromWorker, ToWorker};
+use crate::results::ResultsVm;
 use crate::runview::{self, decisions, Traced};
 
 /// Longest stretch of runs between two looks at the inbox.
@@ -82,7 +84,9 @@ pub async fn SimWorker(mut scope: Scope) {
                 None
             }
             ToWorker::Retable { job, quantity } => Some(match &finished {
-                Some(f) if f.job == job => table_message(job, &f.plan, &f.results, quantity),
+                Some(f) if f.job == job => {
+                    table_message(job, &f.plan, &f.results, quantity, Stage::Stopped)
+                }
                 _ => FromWorker::Failed {
                     job,
                     message: "the runs of this job are no longer kept: press Run again".into(),
@@ -137,11 +141,31 @@ fn plan_of(scenario_json: &str) -> Result<Plan, String> {
     protocol::decode_scenario(scenario_json).and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
 }
 
-fn table_message(job: u64, plan: &Plan, results: &[RunResult], quantity: Quantity) -> FromWorker {
+/// Whether a table is of a job still running (table and means only) or of one that stopped
+/// (with the per-run views and the results files: `ResultsVm::finished`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Running,
+    Stopped,
+}
+
+/// The table of `results` as the page draws it (`results::ResultsVm`).
+fn table_message(
+    job: u64,
+    plan: &Plan,
+    results: &[RunResult],
+    quantity: Quantity,
+    stage: Stage,
+) -> FromWorker {
+    let table = plan.table_of(results, quantity);
+    let vm = match stage {
+        Stage::Running => ResultsVm::running(&table),
+        Stage::Stopped => ResultsVm::finished(&table, &plan.scenario),
+    };
     FromWorker::Table {
         job,
         done: results.len(),
-        table_json: protocol::encode(&plan.table_of(results, quantity)),
+        results_json: protocol::encode(&vm),
     }
 }
 
@@ -173,7 +197,13 @@ async fn run_job(
             Err(e) => {
                 if !results.is_empty() {
                     let _ = scope
-                        .send(table_message(job, &plan, &results, quantity))
+                        .send(table_message(
+                            job,
+                            &plan,
+                            &results,
+                            quantity,
+                            Stage::Stopped,
+                        ))
                         .await;
                 }
                 let message = format!("run {index}: {e}");
@@ -185,7 +215,13 @@ async fn run_job(
         let _ = scope.send(FromWorker::Progress { job, done }).await;
         if done < total && now_ms() - last_table >= TABLE_EVERY_MS {
             let _ = scope
-                .send(table_message(job, &plan, &results, quantity))
+                .send(table_message(
+                    job,
+                    &plan,
+                    &results,
+                    quantity,
+                    Stage::Running,
+                ))
                 .await;
             last_table = now_ms();
         }
@@ -201,7 +237,13 @@ async fn run_job(
                     other => {
                         // A cancel of this job, or a new request: this job stops here.
                         let _ = scope
-                            .send(table_message(job, &plan, &results, quantity))
+                            .send(table_message(
+                                job,
+                                &plan,
+                                &results,
+                                quantity,
+                                Stage::Stopped,
+                            ))
                             .await;
                         let _ = scope.send(FromWorker::Cancelled { job, done }).await;
                         crash::set_job(other.job().unwrap_or(job));
@@ -213,7 +255,13 @@ async fn run_job(
         }
     }
     let _ = scope
-        .send(table_message(job, &plan, &results, quantity))
+        .send(table_message(
+            job,
+            &plan,
+            &results,
+            quantity,
+            Stage::Stopped,
+        ))
         .await;
     let elapsed_ms = now_ms() - start;
     let _ = scope.send(FromWorker::Done { job, elapsed_ms }).await;

@@ -363,7 +363,7 @@ fn Main() -> Html {
             _ => page.message.clone(),
         };
         return html! {
-            <EmbedView title={title} table={page.table.clone()} progress={page.progress()}
+            <EmbedView title={title} table={page.table.clone()} results={page.results.clone()} progress={page.progress()}
                 state={page.phase.name()} message={embed_message} full_link={full_link()} />
         };
     }
@@ -373,10 +373,10 @@ fn Main() -> Html {
     };
     let results = match (
         page.table.clone(),
-        page.core_table.clone(),
+        page.results.clone(),
         page.scenario.clone(),
     ) {
-        (Some(vm), Some(core), Some(scenario)) => {
+        (Some(vm), Some(results), Some(scenario)) => {
             let on_cell = {
                 let on_pick = on_pick.clone();
                 let scenario = scenario.clone();
@@ -393,12 +393,12 @@ fn Main() -> Html {
             let stem = export::stem(&scenario);
             Some(html! { <>
                 <ComparisonTableView vm={vm.clone()} on_cell={on_cell} />
-                <Chart vm={vm} image_name={format!("{stem}-means")} />
-                <Exports scenario={scenario.clone()} table={core.clone()} quantity={page.report} />
-                // Every run's value: drawn once the job ends, so streaming results only
-                // redraw the table and the means.
-                if !page.phase.busy() {
-                    <Distributions table={core} scenario={scenario.clone()} on_pick={on_pick.clone()} image_name={stem} />
+                <Chart results={results.clone()} image_name={format!("{stem}-means")} />
+                // The files and every run's value come with the table of a stopped job, so
+                // streaming results only redraw the table and the means.
+                if results.finished.is_some() && !page.phase.busy() {
+                    <Exports scenario={scenario.clone()} results={results.clone()} quantity={page.report} />
+                    <Distributions results={results} on_pick={on_pick.clone()} image_name={stem} />
                 }
             </> })
         }

@@ -2,7 +2,7 @@
 //! (`bin/worker.rs`).
 //!
 //! The crate is thin by design: `protocol` is what crosses the worker boundary, `state`,
-//! `viewmodel`, `charts` and `runview` are plain Rust computed from core results (and tested
+//! `viewmodel`, `charts`, `results` and `runview` are plain Rust computed from core results (and tested
 //! natively), `components` render them, `plotly` hands a figure to plotly.js, `export` turns
 //! results into files. No simulation logic lives here: the page's tables come from the same
 //! `Plan::table` as the CLI's, computed in the worker, so they are bit-identical; the page's own
@@ -18,6 +18,7 @@ pub mod export;
 pub mod link;
 pub mod plotly;
 pub mod protocol;
+pub mod results;
 pub mod runview;
 pub mod state;
 pub mod view_params;

@@ -1,7 +1,6 @@
 //! The plotly.js calls the page needs, bound by hand. plotly.js itself is bundled into the
 //! page from npm by trunk (index.html); it is never fetched from a CDN.
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -21,27 +20,13 @@ extern "C" {
     fn purge(root: &web_sys::Element) -> Result<JsValue, JsValue>;
 }
 
-fn to_js(value: &serde_json::Value) -> Result<JsValue, String> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| e.to_string())
-}
-
-/// Draws `figure` (`{data, layout, config}`, see `TableVm::figure`) into `root`, replacing what was
-/// there. An error (plotly.js missing, a bad figure) comes back as text for the page to show.
-pub fn draw(root: &web_sys::Element, figure: &FigureSource) -> Result<(), String> {
-    let (data, layout, config) = match figure {
-        FigureSource::Value(v) => (
-            to_js(&v["data"])?,
-            to_js(&v["layout"])?,
-            to_js(&v["config"])?,
-        ),
-        FigureSource::Json(text) => {
-            let obj = js_sys::JSON::parse(text).map_err(|e| format!("bad figure JSON: {e:?}"))?;
-            let get = |k: &str| js_sys::Reflect::get(&obj, &k.into()).map_err(|e| format!("{e:?}"));
-            (get("data")?, get("layout")?, get("config")?)
-        }
-    };
+/// Draws `figure` (`{data, layout, config}` as JSON text, built in a worker) into `root`,
+/// replacing what was there. An error (plotly.js missing, a bad figure) comes back as text for the
+/// page to show.
+pub fn draw(root: &web_sys::Element, figure: &str) -> Result<(), String> {
+    let obj = js_sys::JSON::parse(figure).map_err(|e| format!("bad figure JSON: {e:?}"))?;
+    let get = |k: &str| js_sys::Reflect::get(&obj, &k.into()).map_err(|e| format!("{e:?}"));
+    let (data, layout, config) = (get("data")?, get("layout")?, get("config")?);
     react(root, &data, &layout, &config)
         .map(|_| ())
         .map_err(|e| format!("plotly.js: {e:?}"))
@@ -52,10 +37,11 @@ pub fn clear(root: &web_sys::Element) {
     let _ = purge(root);
 }
 
-/// A click on a point of a chart: the point's `customdata` (null when it has none) and its x.
+/// A click on a point of a chart: the point's `customdata` (its leading numbers, when it is an
+/// array; empty otherwise) and its x.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Click {
-    pub custom: serde_json::Value,
+    pub custom: Vec<f64>,
     pub x: Option<f64>,
 }
 
@@ -76,8 +62,14 @@ pub fn on_click(
         let Some(point) = point else { return };
         let custom = js_sys::Reflect::get(&point, &"customdata".into())
             .ok()
-            .and_then(|c| serde_wasm_bindgen::from_value(c).ok())
-            .unwrap_or(serde_json::Value::Null);
+            .filter(js_sys::Array::is_array)
+            .map(|c| {
+                js_sys::Array::from(&c)
+                    .iter()
+                    .map_while(|n| n.as_f64())
+                    .collect()
+            })
+            .unwrap_or_default();
         let x = js_sys::Reflect::get(&point, &"x".into())
             .ok()
             .and_then(|x| x.as_f64());
@@ -96,25 +88,15 @@ pub fn on_click(
     Ok(handler)
 }
 
-/// A plotly figure: built in this module's wasm, or received as JSON text (from the worker).
-#[derive(Debug)]
-pub enum FigureSource {
-    Value(serde_json::Value),
-    Json(String),
-}
-
-/// A figure shared by pointer: two are equal when they are the same allocation, so a component
-/// redraws when it gets a new figure without comparing thousands of points.
+/// A plotly figure as JSON text (every figure is built in a worker: the page's wasm carries no
+/// JSON value machinery), shared by pointer: two are equal when they are the same allocation, so
+/// a component redraws when it gets a new figure without comparing thousands of points.
 #[derive(Debug, Clone)]
-pub struct Figure(pub std::rc::Rc<FigureSource>);
+pub struct Figure(pub std::rc::Rc<String>);
 
 impl Figure {
-    pub fn new(value: serde_json::Value) -> Figure {
-        Figure(std::rc::Rc::new(FigureSource::Value(value)))
-    }
-
     pub fn from_json(text: String) -> Figure {
-        Figure(std::rc::Rc::new(FigureSource::Json(text)))
+        Figure(std::rc::Rc::new(text))
     }
 }
 

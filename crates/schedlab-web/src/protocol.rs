@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::draft::check::{Checked, Forms};
+use crate::results::ResultsVm;
 use crate::runview::{DecisionPageVm, DecisionQuery, RunDetailVm, RunPick};
 
 /// From the page to a worker.
@@ -92,13 +93,13 @@ pub enum FromWorker {
     Planned { job: u64, total: usize },
     /// `done` runs of the job have finished.
     Progress { job: u64, done: usize },
-    /// The comparison table of the `done` runs finished so far (`table_json` is a
-    /// [`ComparisonTable`], exactly what `schedlab run --format json --report <quantity>` prints
-    /// for them).
+    /// The comparison table of the `done` runs finished so far as the page draws it
+    /// (`results_json` is a [`ResultsVm`], built from the core's [`ComparisonTable`]: its results
+    /// files are exactly what `schedlab run --format json|csv --report <quantity>` prints for them).
     Table {
         job: u64,
         done: usize,
-        table_json: String,
+        results_json: String,
     },
     /// All runs of the job finished (the last `Table` came before this).
     Done { job: u64, elapsed_ms: f64 },
@@ -143,9 +144,11 @@ impl FromWorker {
     }
 }
 
-/// The scenario file format of the CLI (`Scenario::to_json`), so a job is a scenario file.
+/// The scenario file format of the CLI, so a job is a scenario file; compact (the page's wasm
+/// then carries one JSON writer for scenarios, the share links'; the pretty `Scenario::to_json`
+/// of the files to download is written by the job worker, `results::FinishedVm`).
 pub fn encode_scenario(scenario: &Scenario) -> String {
-    scenario.to_json()
+    serde_json::to_string(scenario).expect("a scenario always serializes")
 }
 
 pub fn decode_scenario(json: &str) -> Result<Scenario, String> {
@@ -159,6 +162,10 @@ pub trait Wire: Serialize + DeserializeOwned {
 
 impl Wire for ComparisonTable {
     const WHAT: &'static str = "comparison table";
+}
+
+impl Wire for ResultsVm {
+    const WHAT: &'static str = "results";
 }
 
 impl Wire for RunDetailVm {

@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use schedlab_core::experiment::{Quantity, Scenario};
 use schedlab_core::scenarios;
-use schedlab_core::table::ComparisonTable;
 
 use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
@@ -16,6 +15,7 @@ use crate::draft::check::Checked;
 use crate::draft::{Draft, Edit};
 use crate::link::{self, Link};
 use crate::protocol::{self, FromWorker};
+use crate::results::ResultsVm;
 use crate::viewmodel::{ProgressVm, TableVm};
 
 /// Largest number of runs per cell the page accepts (a page must stay responsive).
@@ -122,8 +122,9 @@ pub struct Page {
     /// Runs of the current job finished.
     pub done: usize,
     pub total: usize,
-    /// The core's table of the finished runs, as the worker last sent it.
-    pub core_table: Option<Rc<ComparisonTable>>,
+    /// The table of the finished runs as the worker last sent it, with its figures (and, once
+    /// the job stopped, its per-run views and files).
+    pub results: Option<Rc<ResultsVm>>,
     pub table: Option<Rc<TableVm>>,
     pub bench_job: u64,
     pub bench: BenchState,
@@ -192,7 +193,7 @@ impl Page {
             scenario: None,
             done: 0,
             total: 0,
-            core_table: None,
+            results: None,
             table: None,
             bench_job: 0,
             bench: BenchState::Idle,
@@ -268,7 +269,7 @@ impl Page {
     /// last job's runs; a failed job's are gone).
     pub fn can_retable(&self) -> bool {
         self.job != 0
-            && self.core_table.is_some()
+            && self.results.is_some()
             && matches!(self.phase, Phase::Done | Phase::Cancelled)
     }
 
@@ -276,7 +277,7 @@ impl Page {
         self.scenario = None;
         self.done = 0;
         self.total = 0;
-        self.core_table = None;
+        self.results = None;
         self.table = None;
         self.retabling = false;
     }
@@ -387,7 +388,7 @@ impl Page {
             if self.retabling {
                 self.retabling = false;
                 match msg {
-                    FromWorker::Table { table_json, .. } => self.take_table(&table_json),
+                    FromWorker::Table { results_json, .. } => self.take_table(&results_json),
                     FromWorker::Failed { message, .. } => self.message = message,
                     _ => {}
                 }
@@ -398,10 +399,10 @@ impl Page {
             FromWorker::Planned { total, .. } => self.total = total,
             FromWorker::Progress { done, .. } => self.done = done,
             FromWorker::Table {
-                done, table_json, ..
+                done, results_json, ..
             } => {
                 self.done = self.done.max(done);
-                self.take_table(&table_json);
+                self.take_table(&results_json);
             }
             FromWorker::Done { elapsed_ms, .. } => {
                 self.phase = Phase::Done;
@@ -426,11 +427,11 @@ impl Page {
 
 impl Page {
     /// Shows the worker's table (its quantity is what the job or the report change asked for).
-    fn take_table(&mut self, table_json: &str) {
-        match protocol::decode::<ComparisonTable>(table_json) {
-            Ok(t) => {
-                self.table = Some(Rc::new(TableVm::new(&t)));
-                self.core_table = Some(Rc::new(t));
+    fn take_table(&mut self, results_json: &str) {
+        match protocol::decode::<ResultsVm>(results_json) {
+            Ok(r) => {
+                self.table = Some(Rc::new(r.table.clone()));
+                self.results = Some(Rc::new(r));
             }
             Err(e) => {
                 self.phase = Phase::Failed;
@@ -456,6 +457,12 @@ mod tests {
     use crate::draft::check::check;
     use crate::viewmodel::DomainsVm;
     use schedlab_core::experiment::{Plan, Quantity, RunResult};
+    use schedlab_core::table::ComparisonTable;
+
+    /// The results the job worker sends of the table of a stopped job.
+    fn results_of(plan: &Plan, table: &ComparisonTable) -> ResultsVm {
+        ResultsVm::finished(table, &plan.scenario)
+    }
 
     /// The check worker answers whatever the draft has due.
     fn settle(page: &mut Page) {
@@ -492,7 +499,7 @@ mod tests {
             FromWorker::Table {
                 job,
                 done: results.len(),
-                table_json: protocol::encode(&plan.table(results)),
+                results_json: protocol::encode(&results_of(plan, &plan.table(results))),
             },
         ]
     }
@@ -623,7 +630,7 @@ mod tests {
         assert_eq!(page.progress().done, plan.len());
         // The page's table is the core's table of the same results.
         assert_eq!(*page.table.unwrap(), TableVm::new(&plan.table(&all)));
-        assert_eq!(*page.core_table.unwrap(), plan.table(&all));
+        assert_eq!(*page.results.unwrap(), results_of(&plan, &plan.table(&all)));
     }
 
     #[test]
@@ -657,16 +664,19 @@ mod tests {
         let energy_msg = FromWorker::Table {
             job: 3,
             done: all.len(),
-            table_json: protocol::encode(&energy),
+            results_json: protocol::encode(&results_of(&plan, &energy)),
         };
         send(&mut page, [energy_msg.clone()]);
-        assert_eq!(*page.core_table.clone().unwrap(), plan.table(&all));
+        assert_eq!(
+            *page.results.clone().unwrap(),
+            results_of(&plan, &plan.table(&all))
+        );
         // Asked for: the energy table of the same runs replaces the metric's.
         page.apply(Action::SetReport(Quantity::Energy));
         assert!(page.retabling);
         send(&mut page, [energy_msg]);
         assert!(!page.retabling);
-        assert_eq!(*page.core_table.clone().unwrap(), energy);
+        assert_eq!(*page.results.clone().unwrap(), results_of(&plan, &energy));
         assert_eq!(page.phase, Phase::Done);
         assert_ne!(energy, plan.table(&all));
     }

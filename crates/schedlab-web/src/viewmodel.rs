@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 pub const SAME_WITHIN_PCT: f64 = 0.5;
 
 /// How a variant's mean compares with the first (baseline) variant's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     Baseline,
     Better,
@@ -79,7 +79,7 @@ pub fn exact(x: f64) -> String {
     format!("{x}")
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellVm {
     pub variant: String,
     pub mean: f64,
@@ -96,7 +96,7 @@ pub struct CellVm {
     pub verdict: Verdict,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowVm {
     pub param: f64,
     pub param_text: String,
@@ -106,7 +106,7 @@ pub struct RowVm {
 
 /// The comparison table in mmtests layout: rows = parameter values; per variant mean, ± spread,
 /// min, max, and (after the first variant) the % difference to the first.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableVm {
     pub scenario: String,
     pub metric: String,

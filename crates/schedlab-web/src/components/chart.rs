@@ -1,4 +1,5 @@
-//! The plotly chart of the comparison: mean per parameter value and variant, min/max bars.
+//! The plotly chart of the comparison: mean per parameter value and variant, min/max bars (the
+//! figure comes from the job worker, `results::ResultsVm::means_figure`).
 
 use std::rc::Rc;
 
@@ -6,11 +7,11 @@ use yew::prelude::*;
 
 use crate::components::plot::Plot;
 use crate::plotly::Figure;
-use crate::viewmodel::TableVm;
+use crate::results::ResultsVm;
 
 #[derive(Properties, PartialEq)]
 pub struct ChartProps {
-    pub vm: Rc<TableVm>,
+    pub results: Rc<ResultsVm>,
     /// File name stem of the PNG/SVG downloads (none when empty).
     #[prop_or_default]
     pub image_name: AttrValue,
@@ -18,7 +19,9 @@ pub struct ChartProps {
 
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
-    let figure = use_memo(props.vm.clone(), |vm| Figure::new(vm.figure()));
+    let figure = use_memo(props.results.clone(), |r| {
+        Figure::from_json(r.means_figure.clone())
+    });
     html! {
         <Plot id="chart" figure={(*figure).clone()} image_name={props.image_name.clone()} />
     }

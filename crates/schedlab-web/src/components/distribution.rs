@@ -1,21 +1,20 @@
 //! Per-run views of the results: every run's value (strip chart), the histogram and the wake-up
-//! classification sections of scenarios that ask for them. All from the core's table.
+//! classification sections of scenarios that ask for them. All from the core's table, drawn by the
+//! job worker (`results::FinishedVm`).
 
 use std::rc::Rc;
 
-use schedlab_core::experiment::Scenario;
-use schedlab_core::table::ComparisonTable;
 use yew::prelude::*;
 
-use crate::charts;
 use crate::components::plot::Plot;
 use crate::plotly::{Click, Figure};
+use crate::results::ResultsVm;
 use crate::runview::RunPick;
 
 #[derive(Properties, PartialEq)]
 pub struct DistributionsProps {
-    pub table: Rc<ComparisonTable>,
-    pub scenario: Rc<Scenario>,
+    /// A stopped job's results (nothing is drawn without their `finished` part).
+    pub results: Rc<ResultsVm>,
     /// A click on a run's point picks that run.
     pub on_pick: Callback<RunPick>,
     /// File name stem of the chart downloads.
@@ -24,23 +23,32 @@ pub struct DistributionsProps {
 
 /// `[param_index, variant, repetition]`, as the strip chart's points carry it.
 fn pick_of(click: &Click) -> Option<RunPick> {
-    let c = click.custom.as_array()?;
-    Some(RunPick {
-        param_index: c.first()?.as_u64()? as usize,
-        variant: c.get(1)?.as_u64()? as usize,
-        repetition: c.get(2)?.as_u64()? as u32,
-    })
+    match click.custom[..] {
+        [p, v, r] => Some(RunPick {
+            param_index: p as usize,
+            variant: v as usize,
+            repetition: r as u32,
+        }),
+        _ => None,
+    }
 }
 
 #[component]
 pub fn Distributions(props: &DistributionsProps) -> Html {
-    let strip = use_memo((props.table.clone(), props.scenario.clone()), |(t, s)| {
-        let (fig, every) = charts::distribution_figure(t, s);
-        (Figure::new(fig), every)
+    let figures = use_memo(props.results.clone(), |r| {
+        r.finished.as_ref().map(|f| {
+            (
+                Figure::from_json(f.strip_figure.clone()),
+                f.strip_every,
+                f.histogram_figure.clone().map(Figure::from_json),
+            )
+        })
     });
-    let histogram = use_memo(props.table.clone(), |t| {
-        charts::histogram_figure(t).map(Figure::new)
-    });
+    let (Some((strip, every, histogram)), Some(f)) =
+        ((*figures).clone(), props.results.finished.as_ref())
+    else {
+        return html! {};
+    };
     let on_click = {
         let on_pick = props.on_pick.clone();
         Callback::from(move |c: Click| {
@@ -49,26 +57,26 @@ pub fn Distributions(props: &DistributionsProps) -> Html {
             }
         })
     };
-    let t = &props.table;
+    let t = &props.results.table;
     html! {
         <div class="distributions" id="distributions">
             <h3>{"Every run"}</h3>
             <p class="hint">
                 { "Each point is one run; the bar marks the mean. Click a point to see that run's timeline and decisions." }
-                if strip.1 > 1 {
+                if every > 1 {
                     <span class="decimated" id="strip-thinned">
-                        { format!(" Showing every {}th repetition of each cell to keep the page responsive.", strip.1) }
+                        { format!(" Showing every {}th repetition of each cell to keep the page responsive.", every) }
                     </span>
                 }
             </p>
-            <Plot id="distribution-chart" figure={strip.0.clone()} on_click={on_click}
+            <Plot id="distribution-chart" figure={strip} on_click={on_click}
                 image_name={format!("{}-runs", props.image_name)} />
-            if let Some(h) = (*histogram).clone() {
+            if let Some(h) = histogram {
                 <h3>{"Histogram"}</h3>
                 <p class="hint">{ format!("Runs of each variant by {} (all parameter values together), in the scenario's buckets.", t.metric) }</p>
                 <Plot id="histogram-chart" figure={h} image_name={format!("{}-histogram", props.image_name)} />
             }
-            if !t.wake_classes.is_empty() {
+            if !f.wake_classes.is_empty() {
                 <h3>{"Wake-up classification"}</h3>
                 <p class="hint">{"Wake-ups summed over all runs, by task size (big: does not fit ~80% of the smallest capacity), \
                     the CPUs it ran on, was woken from and was placed on (big: above the smallest capacity), and the path that placed it."}</p>
@@ -79,7 +87,7 @@ pub fn Distributions(props: &DistributionsProps) -> Html {
                             { for t.variants.iter().map(|v| html! { <th class="num">{ v.clone() }</th> }) }
                         </tr></thead>
                         <tbody>
-                            { for t.wake_classes.iter().map(|c| html! {
+                            { for f.wake_classes.iter().map(|c| html! {
                                 <tr>
                                     <td>{ c.task.clone() }</td><td>{ c.prev_cpu.clone() }</td><td>{ c.waker_cpu.clone() }</td>
                                     <td>{ c.woken_onto.clone() }</td><td>{ c.path.clone() }</td>

@@ -8,12 +8,15 @@ use yew::prelude::*;
 
 use crate::components::chart::Chart;
 use crate::components::table::ComparisonTableView;
+use crate::results::ResultsVm;
 use crate::viewmodel::{ProgressVm, TableVm};
 
 #[derive(Properties, PartialEq)]
 pub struct EmbedProps {
     pub title: String,
     pub table: Option<Rc<TableVm>>,
+    /// The same table's results (its means chart).
+    pub results: Option<Rc<ResultsVm>>,
     pub progress: ProgressVm,
     /// idle | running | done | cancelled | failed
     pub state: &'static str,
@@ -37,9 +40,9 @@ pub fn EmbedView(props: &EmbedProps) -> Html {
                 <span id="progress-text" data-done={p.done.to_string()} data-total={p.total.to_string()}>{ p.label() }</span>
                 <span class="status-message" id="status-message">{ props.message.clone() }</span>
             </div>
-            if let Some(t) = props.table.clone() {
-                <ComparisonTableView vm={t.clone()} />
-                <Chart vm={t} />
+            if let (Some(t), Some(r)) = (props.table.clone(), props.results.clone()) {
+                <ComparisonTableView vm={t} />
+                <Chart results={r} />
             }
         </div>
     }

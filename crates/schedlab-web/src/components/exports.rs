@@ -4,16 +4,17 @@
 use std::rc::Rc;
 
 use schedlab_core::experiment::{Quantity, Scenario};
-use schedlab_core::table::ComparisonTable;
 use yew::prelude::*;
 
 use crate::components::report::report_name;
 use crate::export;
+use crate::results::ResultsVm;
 
 #[derive(Properties, PartialEq)]
 pub struct ExportsProps {
     pub scenario: Rc<Scenario>,
-    pub table: Rc<ComparisonTable>,
+    /// A stopped job's results: their files (`ResultsVm::finished`); none are offered without.
+    pub results: Rc<ResultsVm>,
     /// What the table reports; results files of another quantity than the workload's metric say
     /// so in their name.
     pub quantity: Quantity,
@@ -28,27 +29,27 @@ pub fn Exports(props: &ExportsProps) -> Html {
         q => format!("{stem}-{}", report_name(q)),
     };
     let offer = |what: &'static str| {
-        let scenario = props.scenario.clone();
-        let table = props.table.clone();
+        let results = props.results.clone();
         let error = error.clone();
         let stem = stem.clone();
         let results_stem = results_stem.clone();
         Callback::from(move |_: MouseEvent| {
+            let files = results.finished.as_ref();
             let (name, mime, text) = match what {
                 "scenario" => (
                     format!("{stem}-scenario.json"),
                     "application/json",
-                    export::scenario_json(&scenario),
+                    files.map(|f| f.scenario_file.clone()).unwrap_or_default(),
                 ),
                 "json" => (
                     format!("{results_stem}.json"),
                     "application/json",
-                    export::results_json(&table),
+                    files.map(|f| f.results_json.clone()).unwrap_or_default(),
                 ),
                 _ => (
                     format!("{results_stem}.csv"),
                     "text/csv",
-                    export::results_csv(&table),
+                    files.map(|f| f.results_csv.clone()).unwrap_or_default(),
                 ),
             };
             error.set(export::download_text(&name, mime, &text).err());

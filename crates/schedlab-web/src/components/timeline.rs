@@ -33,11 +33,14 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let vm = &props.run.timeline;
     html! {
-        <div class="timeline" id="timeline" data-bars={vm.bars.to_string()}
+        <div class="timeline" id="timeline" data-bars={vm.bars.to_string()} data-freq-cells={vm.freq_cells.to_string()}
             data-marks={vm.marks.to_string()} data-lanes={vm.lanes.to_string()}>
             <p class="hint">
-                {"Which task ran on each CPU (lanes, labelled with capacity), migrations (▸ on the destination CPU), \
-                  each frequency domain's frequency and its CPUs' busy share. Click the chart to list the decisions from that moment."}
+                {"Which task ran on each CPU (lanes, labelled with capacity), migrations (▸ on the destination CPU), "}
+                if vm.freq_cells > 0 {
+                    {"each CPU's frequency (the strip under its lane, coloured by MHz), "}
+                }
+                {"each frequency domain's frequency and its CPUs' busy share. Click the chart to list the decisions from that moment."}
             </p>
             <Plot id="timeline-chart" class="timeline-chart" figure={(*figure).clone()} on_click={on_click}
                 image_name={props.image_name.clone()} />

@@ -1,15 +1,29 @@
 //! The timeline as a plotly figure: lanes on top (one bar trace per coloured task, migration
-//! markers), frequency and busy share below, one time axis. Built in the worker; the page gets
+//! markers, and under each lane its CPU's frequency strip with a colour bar for MHz), frequency
+//! lines and busy share below, one time axis. Built in the worker; the page gets
 //! the figure as JSON text.
 
 use serde_json::{json, Value};
 
+use super::freq::FreqCellVm;
 use super::timeline::{fmt_duration, Bar, MarkVm, TimelineVm, OTHER_COLOUR, PALETTE};
+
+/// The colours of the frequency strips, low MHz to high: pale to dark, so idle CPUs at their
+/// lowest frequency recede and fast ones stand out (ordered in lightness, so it reads in grey too).
+const STRIP_SCALE: [(f64, &str); 4] = [
+    (0.0, "#fdf1d3"),
+    (0.35, "#f9b35e"),
+    (0.7, "#d9541a"),
+    (1.0, "#6b1500"),
+];
 
 impl TimelineVm {
     /// The plotly figure: lanes on top, frequency and busy share below, one time axis.
     pub fn figure(&self) -> Value {
-        let lane_px = (1100 / self.lanes.len().max(1)).clamp(9, 26);
+        let strips = !self.cpu_freq.is_empty();
+        // A lane holds its task bars and, under them, its CPU's frequency strip.
+        let lane_px = (1100 / self.lanes.len().max(1)).clamp(if strips { 12 } else { 9 }, 26);
+        let (bar_width, bar_offset) = if strips { (0.62, -0.45) } else { (0.8, -0.4) };
         let lanes_h = (lane_px * self.lanes.len()).max(140);
         let sub_h = 130;
         let has_freq = !self.freq.is_empty();
@@ -60,9 +74,43 @@ impl TimelineVm {
                 "base": bars.iter().map(|b| secs(b.start_ns)).collect::<Vec<_>>(),
                 "x": bars.iter().map(|b| secs(b.end_ns - b.start_ns)).collect::<Vec<_>>(),
                 "marker": { "color": colour, "opacity": opacity, "line": { "width": 0 } },
-                "width": 0.8,
+                "width": bar_width, "offset": bar_offset,
                 "hovertext": text, "hoverinfo": "text",
                 "legendgroup": "tasks",
+                "xaxis": "x", "yaxis": "y",
+            }));
+        }
+        if strips {
+            let cells = &self.cpu_freq;
+            let lo = cells
+                .iter()
+                .map(|c| c.min_mhz)
+                .fold(f64::INFINITY, f64::min);
+            let hi = cells
+                .iter()
+                .map(|c| c.max_mhz)
+                .fold(f64::NEG_INFINITY, f64::max);
+            // One frequency all run long still gets a scale, centred on it.
+            let (lo, hi) = if hi > lo {
+                (lo, hi)
+            } else {
+                (lo - 1.0, hi + 1.0)
+            };
+            let lanes_len = lanes_dom[1] - lanes_dom[0];
+            data.push(json!({
+                "type": "bar", "orientation": "h", "name": "MHz per CPU", "showlegend": false,
+                "y": cells.iter().map(|c| lane_label(c.cpu)).collect::<Vec<_>>(),
+                "base": cells.iter().map(|c| secs(c.start_ns)).collect::<Vec<_>>(),
+                "x": cells.iter().map(|c| secs(c.end_ns - c.start_ns)).collect::<Vec<_>>(),
+                "width": 0.24, "offset": 0.2,
+                "marker": { "color": cells.iter().map(|c| c.mhz).collect::<Vec<_>>(),
+                            "colorscale": STRIP_SCALE.iter().map(|&(at, c)| json!([at, c])).collect::<Vec<_>>(), "cmin": lo, "cmax": hi, "line": { "width": 0 },
+                            "showscale": true,
+                            "colorbar": { "title": { "text": "MHz", "side": "top", "font": { "size": 11 } },
+                                          "thickness": 10, "x": 1.0, "xpad": 6, "xanchor": "left",
+                                          "y": lanes_dom[1], "yanchor": "top", "len": lanes_len.min(0.45),
+                                          "lenmode": "fraction", "outlinewidth": 0, "tickfont": { "size": 10 } } },
+                "hovertext": cells.iter().map(freq_hover).collect::<Vec<_>>(), "hoverinfo": "text",
                 "xaxis": "x", "yaxis": "y",
             }));
         }
@@ -111,8 +159,12 @@ impl TimelineVm {
             "hovermode": "closest",
             "showlegend": true,
             // Below the time axis and its title (plotly grows the margin to fit it).
-            "legend": { "orientation": "h", "x": 0, "y": -(64.0 / plot_h as f64), "yanchor": "top", "font": { "size": 11 } },
-            "margin": { "l": 92, "r": 16, "t": 10, "b": 30 },
+            // Entries flow in rows ("normal": not a column per legend group).
+            "legend": { "orientation": "h", "traceorder": "normal", "x": 0, "y": -(64.0 / plot_h as f64),
+                        "yanchor": "top", "font": { "size": 11 } },
+            // Room above the lanes for plotly's tool bar, and with strips on the right for the
+            // MHz colour bar.
+            "margin": { "l": 92, "r": if strips { 64 } else { 16 }, "t": 30, "b": 30 },
             "xaxis": { "title": { "text": "simulated time (s)", "standoff": 4 }, "anchor": if has_freq { "y3" } else { "y2" },
                        "range": [0.0, secs(self.span_ns)], "zeroline": false },
             "yaxis": { "domain": lanes_dom, "type": "category", "categoryorder": "array",
@@ -126,11 +178,23 @@ impl TimelineVm {
             }
             a
         };
+        // Up to 100 % when the busiest window comes near it; else a scale that shows the line (on
+        // a 96-CPU machine running a few tasks, the groups are a few % busy).
+        let peak = self
+            .busy
+            .iter()
+            .flat_map(|l| &l.y)
+            .fold(0.0f64, |m, &y| m.max(y));
+        let busy_top = if peak > 40.0 {
+            105.0
+        } else {
+            (peak * 1.25).max(5.0).ceil()
+        };
         if has_freq {
             layout["yaxis2"] = axis(freq_dom, "MHz", None);
-            layout["yaxis3"] = axis(busy_dom, "busy %", Some([0.0, 105.0]));
+            layout["yaxis3"] = axis(busy_dom, "busy %", Some([0.0, busy_top]));
         } else {
-            layout["yaxis2"] = axis(busy_dom, "busy %", Some([0.0, 105.0]));
+            layout["yaxis2"] = axis(busy_dom, "busy %", Some([0.0, busy_top]));
         }
         json!({
             "data": data,
@@ -174,6 +238,24 @@ impl TimelineVm {
             m.to,
             m.reason,
             m.t_ns as f64 / 1e9
+        )
+    }
+}
+
+/// A strip cell's tooltip: the CPU, its mean frequency over the cell, and the range within.
+fn freq_hover(c: &FreqCellVm) -> String {
+    let at = format!(
+        "CPU{} {:.6}–{:.6} s",
+        c.cpu,
+        c.start_ns as f64 / 1e9,
+        c.end_ns as f64 / 1e9
+    );
+    if c.min_mhz == c.max_mhz {
+        format!("{:.0} MHz<br>{at}", c.mhz)
+    } else {
+        format!(
+            "{:.0} MHz mean ({:.0}–{:.0})<br>{at}",
+            c.mhz, c.min_mhz, c.max_mhz
         )
     }
 }

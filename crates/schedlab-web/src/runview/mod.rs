@@ -9,6 +9,7 @@
 
 pub mod decisions;
 pub mod figure;
+pub mod freq;
 pub mod state;
 pub mod timeline;
 
@@ -97,6 +98,9 @@ pub struct TimelineSummary {
     pub lanes: usize,
     pub bars: usize,
     pub marks: usize,
+    /// Cells of the per-CPU frequency strips (0: no frequency was recorded).
+    #[serde(default)]
+    pub freq_cells: usize,
     /// What the drawing leaves out or approximates.
     pub notes: Vec<String>,
 }
@@ -132,6 +136,7 @@ impl RunDetailVm {
                 lanes: timeline.lanes.len(),
                 bars: timeline.bars.len(),
                 marks: timeline.marks.len(),
+                freq_cells: timeline.cpu_freq.len(),
                 notes: timeline.notes,
             },
         }

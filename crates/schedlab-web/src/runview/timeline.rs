@@ -14,7 +14,8 @@
 //!   idle ones do not need.
 //! - Migrations: at most [`MAX_MARKS`] markers, evenly thinned.
 //! - Frequency: at most [`MAX_FREQ_POINTS`] points per line, keeping each time bin's lowest and
-//!   highest value, so the envelope survives.
+//!   highest value, so the envelope survives; each CPU's frequency strip (under its lane, see
+//!   `freq`) has at most `MAX_FREQ_CELLS` / CPUs bins, each its time-weighted mean.
 //!
 //! What was thinned is said in [`TimelineVm::notes`], which the page shows under the chart.
 //!
@@ -30,19 +31,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::decisions::task_label;
+use super::freq::{
+    cpu_freq_cells, freq_lines, line_groups, FreqCellVm, MAX_BINS_PER_CPU, MAX_FREQ_CELLS,
+};
+pub use super::freq::{thin_line, MAX_FREQ_POINTS, MAX_LINES};
 
 /// Most run bars drawn over all CPUs: plotly draws each as an SVG element on the page's thread,
 /// and 2500 of them draw in well under a second.
 pub const MAX_BARS: usize = 2500;
 /// Most migration markers drawn.
 pub const MAX_MARKS: usize = 1500;
-/// Most points per frequency line.
-pub const MAX_FREQ_POINTS: usize = 1200;
 /// Time windows of the busy-share lines.
 pub const BUSY_WINDOWS: usize = 200;
-/// With more frequency domains than this, lines are drawn per cluster instead (the mean of the
-/// cluster's domains), so a 48-domain machine stays readable.
-pub const MAX_LINES: usize = 8;
 /// Tasks with a legend entry (and a colour) of their own; the rest share "other tasks".
 pub const MAX_LEGEND_TASKS: usize = 12;
 
@@ -116,6 +116,9 @@ pub struct TimelineVm {
     pub marks: Vec<MarkVm>,
     /// Per frequency domain (or cluster), MHz.
     pub freq: Vec<LineVm>,
+    /// Each CPU's frequency as a heat strip beside its lane (`freq::cpu_freq_cells`).
+    #[serde(default)]
+    pub cpu_freq: Vec<FreqCellVm>,
     /// Per frequency domain (or cluster), % of its CPUs' time busy, per window.
     pub busy: Vec<LineVm>,
     /// What the chart leaves out or approximates, in words.
@@ -254,141 +257,6 @@ pub fn shortest_width(segs: &[Vec<Segment>], span: u64, max: usize) -> u64 {
         }
     }
     hi
-}
-
-/// How the lines group CPUs: each frequency domain, or each cluster when there are too many
-/// domains. Returns (label, the domains of the group, the CPUs of the group).
-fn line_groups(topo: &Topology) -> Vec<(String, Vec<usize>, Vec<usize>)> {
-    let nfd = topo.freq_domains.len();
-    if nfd <= MAX_LINES {
-        return topo
-            .freq_domains
-            .iter()
-            .enumerate()
-            .map(|(i, fd)| {
-                let cpus: Vec<usize> = fd.cpus.iter().collect();
-                let cluster = cpus
-                    .first()
-                    .map(|&c| topo.cluster_name(c).to_string())
-                    .unwrap_or_default();
-                (format!("{cluster} CPUs {}", fd.cpus), vec![i], cpus)
-            })
-            .collect();
-    }
-    (0..topo.clusters.len())
-        .map(|cl| {
-            let cpus: Vec<usize> = topo.clusters[cl].iter().collect();
-            let mut fds: Vec<usize> = cpus.iter().map(|&c| topo.cpus[c].freq_domain).collect();
-            fds.sort_unstable();
-            fds.dedup();
-            let name = cpus
-                .first()
-                .map(|&c| topo.cluster_name(c).to_string())
-                .unwrap_or_default();
-            (
-                format!(
-                    "{name} CPUs {} (mean of {} domains)",
-                    topo.clusters[cl],
-                    fds.len()
-                ),
-                fds,
-                cpus,
-            )
-        })
-        .collect()
-}
-
-/// The frequency of each group over time, in MHz (a group of several domains: their mean; a
-/// domain counts at its first recorded frequency before that).
-fn freq_lines(
-    events: &[TraceEvent],
-    topo: &Topology,
-    groups: &[(String, Vec<usize>, Vec<usize>)],
-) -> Vec<LineVm> {
-    let nfd = topo.freq_domains.len();
-    let mut first = vec![None::<u32>; nfd];
-    for e in events {
-        if let TraceEvent::Frequency { domain, khz, .. } = *e {
-            if domain < nfd && first[domain].is_none() {
-                first[domain] = Some(khz);
-            }
-        }
-    }
-    let mut cur: Vec<u32> = first.iter().map(|k| k.unwrap_or(0)).collect();
-    let mut lines: Vec<LineVm> = groups
-        .iter()
-        .map(|(label, _, _)| LineVm {
-            label: label.clone(),
-            t_ns: Vec::new(),
-            y: Vec::new(),
-        })
-        .collect();
-    let group_of: Vec<Option<usize>> = (0..nfd)
-        .map(|fd| groups.iter().position(|(_, fds, _)| fds.contains(&fd)))
-        .collect();
-    for e in events {
-        if let TraceEvent::Frequency { t, domain, khz } = *e {
-            let Some(Some(g)) = group_of.get(domain) else {
-                continue;
-            };
-            cur[domain] = khz;
-            let fds = &groups[*g].1;
-            let known: Vec<u32> = fds
-                .iter()
-                .filter(|&&d| first[d].is_some())
-                .map(|&d| cur[d])
-                .collect();
-            let mean = known.iter().map(|&k| k as f64).sum::<f64>() / known.len().max(1) as f64;
-            let line = &mut lines[*g];
-            if line.t_ns.last() == Some(&t) {
-                line.y.pop();
-                line.t_ns.pop();
-            }
-            line.t_ns.push(t);
-            line.y.push(mean / 1000.0);
-        }
-    }
-    lines.retain(|l| !l.t_ns.is_empty());
-    lines
-}
-
-/// A line thinned to about `max` points: per time bin, its first, lowest and highest points.
-pub fn thin_line(line: &LineVm, max: usize, span: u64) -> LineVm {
-    let n = line.t_ns.len();
-    if n <= max || max < 3 {
-        return line.clone();
-    }
-    let bins = (max / 3).max(1) as u64;
-    let width = span.div_ceil(bins).max(1);
-    let mut keep: Vec<usize> = Vec::new();
-    let mut i = 0;
-    while i < n {
-        let bin = line.t_ns[i] / width;
-        let mut j = i;
-        let (mut lo, mut hi) = (i, i);
-        while j < n && line.t_ns[j] / width == bin {
-            if line.y[j] < line.y[lo] {
-                lo = j;
-            }
-            if line.y[j] > line.y[hi] {
-                hi = j;
-            }
-            j += 1;
-        }
-        let mut k = [i, lo, hi];
-        k.sort_unstable();
-        for x in k {
-            if keep.last() != Some(&x) {
-                keep.push(x);
-            }
-        }
-        i = j;
-    }
-    LineVm {
-        label: line.label.clone(),
-        t_ns: keep.iter().map(|&k| line.t_ns[k]).collect(),
-        y: keep.iter().map(|&k| line.y[k]).collect(),
-    }
 }
 
 /// Busy share (%) of each group's CPUs per window, exact from the segments.
@@ -538,6 +406,7 @@ impl TimelineVm {
             .collect();
         let freq_drawn: usize = freq.iter().map(|l| l.t_ns.len()).sum();
         let busy_lines = busy_lines(&segs, span, &groups);
+        let cpu_freq = cpu_freq_cells(&trace.events, topo, span);
 
         let mut notes = Vec::new();
         let merged = bars.iter().filter(|b| b.segments > 1).count();
@@ -570,6 +439,14 @@ impl TimelineVm {
         }
         if freq.is_empty() {
             notes.push("No frequency change was recorded in this run.".into());
+        } else {
+            notes.push(format!(
+                "The strip under each CPU's lane is its frequency (its domain's), coloured by MHz: \
+                 the time-weighted mean over bins of {}.",
+                fmt_duration(span.div_ceil(
+                    (MAX_FREQ_CELLS / nr.max(1)).clamp(1, MAX_BINS_PER_CPU) as u64
+                ))
+            ));
         }
         notes.push(
             "Busy % is each group's share of time running a task, per window, from the switches; the trace \
@@ -589,6 +466,7 @@ impl TimelineVm {
             bars,
             marks,
             freq,
+            cpu_freq,
             busy: busy_lines,
             notes,
         }
@@ -805,6 +683,49 @@ mod tests {
         // Colours go to the tasks that ran longest.
         let coloured: Vec<&TaskVm> = vm.tasks.iter().filter(|t| t.colour.is_some()).collect();
         assert!(!coloured.is_empty() && coloured.len() <= MAX_LEGEND_TASKS);
+    }
+
+    #[test]
+    fn frequency_strips_sit_under_the_task_bars_with_a_colour_bar() {
+        let plan = e1_plan();
+        let mut vm = TimelineVm::build(e1_trace(), &plan.topo);
+        let plain = vm.figure();
+        assert!(plain["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["name"] != "MHz per CPU"));
+        vm.cpu_freq = (0..8)
+            .map(|cpu| FreqCellVm {
+                cpu,
+                start_ns: 0,
+                end_ns: vm.span_ns,
+                mhz: 533.0 + cpu as f64 * 100.0,
+                min_mhz: 533.0,
+                max_mhz: 533.0 + cpu as f64 * 100.0,
+            })
+            .collect();
+        let fig = vm.figure();
+        let data = fig["data"].as_array().unwrap();
+        let strip = data.iter().find(|d| d["name"] == "MHz per CPU").unwrap();
+        assert_eq!(strip["y"].as_array().unwrap().len(), 8);
+        assert_eq!(strip["marker"]["cmin"], 533.0);
+        assert_eq!(strip["marker"]["cmax"], 1233.0);
+        assert_eq!(strip["marker"]["showscale"], true);
+        // Task bars keep the lane's upper part, the strip its lower part.
+        let task = data.iter().find(|d| d["legendgroup"] == "tasks").unwrap();
+        let (tw, to) = (
+            task["width"].as_f64().unwrap(),
+            task["offset"].as_f64().unwrap(),
+        );
+        let (sw, so) = (
+            strip["width"].as_f64().unwrap(),
+            strip["offset"].as_f64().unwrap(),
+        );
+        assert!(
+            to + tw < so && so + sw < 0.5 && to > -0.5,
+            "{to}+{tw} / {so}+{sw}"
+        );
     }
 
     #[test]
