@@ -33,6 +33,7 @@ enum Format {
 enum Report {
     Value,
     Energy,
+    Power,
     PerfPerWatt,
 }
 
@@ -147,7 +148,8 @@ struct RunOpts {
     seed: Option<u64>,
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
-    /// What to tabulate: the workload's metric, energy, or performance per watt.
+    /// What to tabulate: the workload's metric, package energy or average package power (cores and
+    /// uncore of all packages, over the measured interval), or performance per watt.
     #[arg(long, value_enum, default_value = "value")]
     report: Report,
     /// Worker threads (default: all cores).
@@ -361,6 +363,7 @@ fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
     let quantity = match opts.report {
         Report::Value => Quantity::Value,
         Report::Energy => Quantity::Energy,
+        Report::Power => Quantity::Power,
         Report::PerfPerWatt => Quantity::PerfPerWatt,
     };
     let table = plan.table_of(&results, quantity);

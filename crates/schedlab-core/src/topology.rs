@@ -349,6 +349,9 @@ impl Topology {
                     "{who}: static_uw and idle_uw must be at most 1 kW"
                 )));
             }
+            if let Some(msg) = crate::power::validate(pw, cl.opps_mhz.len()) {
+                return Err(Error::Topology(format!("{who}: power: {msg}")));
+            }
             if cl.smt_throughput.iter().any(|&t| t == 0 || t > 1024) {
                 return Err(Error::Topology(format!(
                     "{who}: smt_throughput entries must be 1 to 1024"

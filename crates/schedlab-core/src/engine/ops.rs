@@ -1,7 +1,7 @@
 //! The interpreter of workload programs: what each [`Op`] does to the task running it and to the
 //! shared objects (gates, barriers, mutexes, conditions, events, channels, timers).
 
-use super::{Engine, EvKind, MAX_OPS_WITHOUT_WORK};
+use super::{Engine, MAX_OPS_WITHOUT_WORK};
 use crate::error::Error;
 use crate::sched::rq::Enqueue;
 use crate::sched::{TaskId, TaskState};
@@ -78,7 +78,7 @@ impl Engine<'_> {
                     self.w.tasks[t].pc += 1;
                     if now < next {
                         self.block(cpu, t, TaskState::Sleeping);
-                        self.push(next, EvKind::Wake(t));
+                        self.arm_timer(t, cpu, next);
                         return;
                     }
                     if !absolute {
@@ -228,14 +228,14 @@ impl Engine<'_> {
                     self.t_first[t] = delay;
                     if self.w.now < delay {
                         self.block(cpu, t, TaskState::Sleeping);
-                        self.push(delay, EvKind::Wake(t));
+                        self.arm_timer(t, cpu, delay);
                         return;
                     }
                 }
                 Op::Sleep(ns) => {
                     self.w.tasks[t].pc += 1;
                     self.block(cpu, t, TaskState::Sleeping);
-                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                    self.arm_timer(t, cpu, self.w.now + ns.max(1));
                     return;
                 }
                 Op::WaitGate(g) => {
@@ -308,10 +308,12 @@ impl Engine<'_> {
                 }
                 Op::MarkStart => {
                     self.start = Some(self.w.now);
+                    self.energy_at_start = self.energy_now();
                     self.w.tasks[t].pc += 1;
                 }
                 Op::MarkEnd => {
                     self.end = Some(self.w.now);
+                    self.energy_at_end = Some(self.energy_now());
                     self.w.tasks[t].pc += 1;
                 }
                 Op::Exit => {

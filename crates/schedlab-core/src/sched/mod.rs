@@ -267,7 +267,10 @@ pub struct World {
     pub busy_ns: Vec<u64>,
     /// How often each CPU went idle (`idle_calls` of the nohz tick code).
     pub idle_calls: Vec<u64>,
+    /// Energy of the cores, then of the clusters' shared domains (see [`crate::power`]).
     pub energy: crate::power::EnergyMeter,
+    /// Idle states of the CPUs and the clusters' awake cores (see [`crate::power::cpuidle`]).
+    pub idle: crate::power::cpuidle::IdleTracker,
     /// Active cores of each package (the turbo budget's input).
     pub active_cores: Vec<u32>,
     pub counters: Counters,
@@ -323,6 +326,7 @@ impl World {
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
         let ncores = topo.cores.len();
         let npackages = topo.packages.len();
+        let nclusters = topo.spec.clusters.len();
         let group_imbalance = sd
             .domains
             .iter()
@@ -369,7 +373,7 @@ impl World {
         let llc_shared = (0..n)
             .map(|cpu| sis::LlcShared::idle_machine(sd.llc_size[cpu], smt_active))
             .collect();
-        World {
+        let mut w = World {
             llc_shared,
             sched_latency: config.sched_latency_ns * factor,
             sched_min_granularity: config.sched_min_granularity_ns * factor,
@@ -399,14 +403,17 @@ impl World {
             busy_since: vec![None; n],
             busy_ns: vec![0; n],
             idle_calls: vec![0; n],
-            energy: crate::power::EnergyMeter::new(ncores),
+            energy: crate::power::EnergyMeter::new(ncores + nclusters),
+            idle: Default::default(),
             active_cores: vec![0; npackages],
             counters: Counters::default(),
             log: None,
             balance_moves: None,
             lb_groups: Vec::new(),
             lb_legacy: None,
-        }
+        };
+        w.init_idle_states();
+        w
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -507,26 +514,10 @@ impl World {
     }
 
     /// A core is active (C0) while any of its threads runs something.
-    fn core_busy(&self, core: usize) -> bool {
+    pub(crate) fn core_busy(&self, core: usize) -> bool {
         self.topo.cores[core]
             .iter()
             .any(|i| self.busy_since[i].is_some())
-    }
-
-    /// Recompute a core's power after a change of its busy state or frequency.
-    pub fn update_core_power(&mut self, core: usize) {
-        let mask = self.topo.cores[core];
-        let first = mask.first().unwrap();
-        let c = &self.topo.cpus[first];
-        let spec = &self.topo.spec.clusters[c.cluster].power;
-        let uw = if self.core_busy(core) {
-            let fd = &self.topo.freq_domains[c.freq_domain];
-            let khz = self.policies[c.freq_domain].cur_khz as u64;
-            spec.busy_uw(khz, fd.min_khz() as u64, fd.peak_khz() as u64)
-        } else {
-            spec.idle_uw
-        };
-        self.energy.set(core, self.now, uw);
     }
 
     pub fn sd_state(&self, cpu: usize, level: usize) -> &SdState {

@@ -52,6 +52,10 @@ pub struct ClusterForm {
     pub freq_domain: FreqDomainSpan,
     /// Text of each [`POWER_FIELDS`] entry, in that order.
     pub power: Vec<String>,
+    /// The power model's parts the form does not edit (OPP voltages, idle states, uncore), kept
+    /// as the spec had them.
+    #[serde(default)]
+    pub power_rest: PowerSpec,
 }
 
 /// The machine as typed.
@@ -109,6 +113,7 @@ impl ClusterForm {
                 .iter()
                 .map(u64::to_string)
                 .collect(),
+            power_rest: p.clone(),
         }
     }
 
@@ -181,6 +186,7 @@ impl ClusterForm {
                 v_max_mv: power[2],
                 static_uw: power[3],
                 idle_uw: power[4],
+                ..self.power_rest.clone()
             },
         })
     }
