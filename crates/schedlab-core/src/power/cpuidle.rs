@@ -234,6 +234,13 @@ impl World {
         exit
     }
 
+    /// `idle_get_state(rq)->exit_latency`: the (governor's) exit latency of the cpuidle state
+    /// `cpu` is in, `None` outside one (awake, or a machine without idle states).
+    pub fn idle_get_state_exit_latency(&self, cpu: usize) -> Option<u64> {
+        let s = self.idle.state[cpu];
+        (s != 0).then(|| self.idle_states_of(cpu)[s as usize - 1].governor_exit_latency_us())
+    }
+
     /// Whether `cpu` is in an idle state (not awake).
     pub fn in_idle_state(&self, cpu: usize) -> bool {
         self.idle.state[cpu] != 0
