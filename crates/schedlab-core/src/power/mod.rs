@@ -279,6 +279,22 @@ mod tests {
         assert!((m.joules(1_000_000_000) - 2.5).abs() < 1e-9);
     }
 
+    /// A power model written before idle states, OPP voltages and the uncore existed (scenario
+    /// files, share links) still reads: no idle states, no uncore, linear V(f).
+    #[test]
+    fn an_old_power_model_still_parses() {
+        let p: PowerSpec = serde_json::from_str(
+            r#"{"ceff_pf":400,"v_min_mv":700,"v_max_mv":1000,"static_uw":80000,"idle_uw":10000}"#,
+        )
+        .unwrap();
+        assert_eq!(p, PowerSpec::default());
+        let dpc: PowerSpec = serde_json::from_str(
+            r#"{"dynamic_power_coefficient":550,"v_min_mv":700,"v_max_mv":1100,"static_uw":0,"idle_uw":0}"#,
+        )
+        .unwrap();
+        assert_eq!(dpc.ceff_pf, 550);
+    }
+
     /// hi3660.dtsi: A73 `dynamic-power-coefficient` 550, top OPP 2362 MHz at 1100000 uV. The
     /// energy model's `_get_cpu_power()`: 550 x 1100^2 x 2362 / 10^9 = 1571 mW (+ the leakage,
     /// which the DT coefficient does not include).
