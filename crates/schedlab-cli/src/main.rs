@@ -56,6 +56,7 @@ enum Format {
 enum Report {
     Value,
     Energy,
+    Power,
     PerfPerWatt,
 }
 
@@ -174,9 +175,12 @@ struct RunOpts {
     seed: Option<u64>,
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
-    /// What to tabulate: the workload's metric, energy, or performance per watt.
-    #[arg(long, value_enum, default_value = "value")]
-    report: Report,
+    /// What to tabulate: the workload's metric, package energy or average package power (cores and
+    /// uncore of all packages, over the measured interval), or performance per watt.
+    /// `reproduce` without it prints the metric and then what the experiment's cover letter
+    /// reported (E2: package power and performance per watt).
+    #[arg(long, value_enum)]
+    report: Option<Report>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -237,12 +241,13 @@ fn run(cmd: Command) -> Result<String, Error> {
         Command::Reproduce { scenario, opts } => {
             // A suite prints one table per member; as JSON, an array of tables.
             let members = scenarios::expand(&scenario)?;
-            if members.len() == 1 {
-                return execute(members.into_iter().next().unwrap(), &opts);
-            }
             let mut out = Vec::new();
             for s in members {
-                out.push(execute(s, &opts)?);
+                let extra = scenarios::cover_letter_reports(&s.name);
+                out.push(execute_reports(s, &opts, extra)?);
+            }
+            if out.len() == 1 {
+                return Ok(out.pop().unwrap());
             }
             Ok(match opts.format {
                 Format::Json => format!("[\n{}]\n", out.join(",\n")),
@@ -377,7 +382,17 @@ fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
     all.into_iter().map(|(_, r)| r).collect()
 }
 
-fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
+fn execute(scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
+    execute_reports(scenario, opts, &[])
+}
+
+/// Runs a scenario and tables it as `--report` says; without `--report`, the metric and then
+/// each of `extra` (as text only: JSON and CSV stay one table).
+fn execute_reports(
+    mut scenario: Scenario,
+    opts: &RunOpts,
+    extra: &[Quantity],
+) -> Result<String, Error> {
     if let Some(r) = opts.runs {
         scenario.runs = r;
     }
@@ -387,13 +402,23 @@ fn execute(mut scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
     let plan = Plan::new(&scenario)?;
     let results = run_all(&plan, opts.jobs)?;
     let quantity = match opts.report {
-        Report::Value => Quantity::Value,
-        Report::Energy => Quantity::Energy,
-        Report::PerfPerWatt => Quantity::PerfPerWatt,
+        None | Some(Report::Value) => Quantity::Value,
+        Some(Report::Energy) => Quantity::Energy,
+        Some(Report::Power) => Quantity::Power,
+        Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
     };
     let table = plan.table_of(&results, quantity);
     Ok(match opts.format {
-        Format::Table => format!("{}{}", table.to_text(), table.extras_text()),
+        Format::Table => {
+            let mut text = format!("{}{}", table.to_text(), table.extras_text());
+            if opts.report.is_none() {
+                for &q in extra {
+                    text.push('\n');
+                    text.push_str(&plan.table_of(&results, q).to_text());
+                }
+            }
+            text
+        }
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&table).unwrap()),
         Format::Csv => table.to_csv(),
     })

@@ -258,10 +258,26 @@ pub struct RunResult {
     pub value: f64,
     pub sim_ns: u64,
     pub busy_cpu_ns: u64,
-    /// Energy of the cores over the run, joules.
+    /// Package energy (cores and uncore of all packages) over the measured interval, joules.
     pub energy_j: f64,
+    /// Length of the measured interval, ns (0 in results from before it was recorded: then
+    /// `sim_ns`).
+    #[serde(default)]
+    pub energy_ns: u64,
     pub events: u64,
     pub counters: Counters,
+}
+
+impl RunResult {
+    /// The measured interval in seconds (`sim_ns` for results without one), never 0.
+    fn energy_seconds(&self) -> f64 {
+        let ns = if self.energy_ns > 0 {
+            self.energy_ns
+        } else {
+            self.sim_ns
+        };
+        ns.max(1) as f64 / 1e9
+    }
 }
 
 /// One run with everything it recorded: the scheduler events (for timelines and ftrace export)
@@ -334,8 +350,12 @@ impl RunTrace {
 pub enum Quantity {
     /// The workload's metric.
     Value,
-    /// Energy of all cores over the run, joules.
+    /// Package energy, as RAPL measures it: the cores and the uncore (the clusters' shared power
+    /// domains) of all packages, over the measured interval, joules.
     Energy,
+    /// Average package power of all packages over the measured interval, watts (what turbostat
+    /// reports from RAPL).
+    Power,
     /// Performance per watt: for a throughput metric, the metric per average watt; for a
     /// fixed-work (time) metric, runs per kilojoule (1000 / energy), which is the same ratio.
     PerfPerWatt,
@@ -346,9 +366,10 @@ impl Quantity {
         match self {
             Quantity::Value => r.value,
             Quantity::Energy => r.energy_j,
+            Quantity::Power => r.energy_j / r.energy_seconds(),
             Quantity::PerfPerWatt if r.energy_j <= 0.0 => 0.0,
             Quantity::PerfPerWatt if metric.higher_is_better() => {
-                let watts = r.energy_j / (r.sim_ns as f64 / 1e9);
+                let watts = r.energy_j / r.energy_seconds();
                 r.value / watts
             }
             Quantity::PerfPerWatt => 1000.0 / r.energy_j,
@@ -359,7 +380,8 @@ impl Quantity {
     fn describe(self, metric: Metric) -> (&'static str, &'static str, bool) {
         match self {
             Quantity::Value => (metric.name(), metric.unit(), metric.higher_is_better()),
-            Quantity::Energy => ("energy", "J", false),
+            Quantity::Energy => ("package energy (all packages)", "J", false),
+            Quantity::Power => ("package power (all packages)", "W", false),
             Quantity::PerfPerWatt if metric.higher_is_better() => ("perf/W", "per W", true),
             Quantity::PerfPerWatt => ("perf/W", "runs per kJ", true),
         }
@@ -617,6 +639,7 @@ impl Plan {
             sim_ns: out.sim_ns,
             busy_cpu_ns: out.busy_cpu_ns,
             energy_j: out.energy_j,
+            energy_ns: out.energy_ns,
             events: out.events,
             counters: out.counters.clone(),
         };

@@ -5,7 +5,7 @@
 //! An experiment that measures several workloads (E2, E4) is a suite of scenarios.
 
 use crate::error::{Error, Result};
-use crate::experiment::Scenario;
+use crate::experiment::{Quantity, Scenario};
 
 pub struct BuiltinScenario {
     pub name: &'static str,
@@ -103,6 +103,19 @@ pub const SUITES: &[(&str, &[&str])] = &[
         ],
     ),
 ];
+
+/// What the cover letter of a built-in experiment reported besides the workload's metric: E2's
+/// (the x86 frequency-invariance series, Jan 2020) gave package power from RAPL (turbostat) and
+/// performance per watt for each benchmark. `schedlab reproduce` prints these tables after the
+/// metric's.
+pub fn cover_letter_reports(name: &str) -> &'static [Quantity] {
+    match name {
+        "cascadelake-fi-tbench" | "cascadelake-fi-kernbench" | "cascadelake-fi-gitsource" => {
+            &[Quantity::Power, Quantity::PerfPerWatt]
+        }
+        _ => &[],
+    }
+}
 
 pub fn builtin(name: &str) -> Result<Scenario> {
     let b = BUILTIN

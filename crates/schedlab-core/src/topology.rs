@@ -419,6 +419,9 @@ impl Topology {
             cl.hwp
                 .check()
                 .map_err(|m| Error::Topology(format!("{who}: {m}")))?;
+            if let Some(msg) = crate::power::validate(pw, cl.opps_mhz.len()) {
+                return Err(Error::Topology(format!("{who}: power: {msg}")));
+            }
             if cl.smt_throughput.iter().any(|&t| t == 0 || t > 1024) {
                 return Err(Error::Topology(format!(
                     "{who}: smt_throughput entries must be 1 to 1024"

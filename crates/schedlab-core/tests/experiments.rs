@@ -105,12 +105,16 @@ fn e4_rtapp_classifies_every_wakeup_and_big_tasks_go_big_when_merged() {
     // v4.9's post_init_entity_util_avg() gives a new task half of 1024 minus the cfs_rq's util
     // (F12), ~510 on an A7 of capacity 430, so the three small tasks are "big" for their first
     // periods: wake_cap() sends them to the slow path and find_idlest keeps them on their A7
-    // (`schedlab explain tc2-wakeup-rtapp --run 2`: small-0-2 at 0, 16 and 32 ms, small-2-4 at 16
-    // and 32 ms). Before the v4.9 cap was modelled (capacity-based, v4.20+) there were none; with
-    // the v4.20 cap there are still none, so those five are the only ones.
+    // (`schedlab explain tc2-wakeup-rtapp --run 2`: small-0-2 and small-2-4 at 1.4, 16 and
+    // 32 ms, util 500-509, 456-458 and 371-373, still too big for an A7). Before the v4.9
+    // cap was modelled (capacity-based, v4.20+) there were none; with the v4.20 cap there are
+    // still none, so those six are the only ones. With wake-ups paying their idle state's exit
+    // latency and the A7 cluster kept up by its busy CPU (PSCI coordination: a CPU that asked for
+    // CLUSTER_SLEEP_LITTLE while another A7 was up only went as deep as WFI), the small tasks'
+    // first runs start 1.4 ms in, after the A15 running the parent leaves CLUSTER_SLEEP_BIG.
     assert_eq!(
         big_on_little(&t, 2),
-        5,
+        6,
         "only the new small tasks, while their initial utilization decays"
     );
     let (t_cap, _) = rtapp_classes(Some(("post_init_cap", "cpu_capacity".into())));
@@ -299,10 +303,14 @@ fn e4_hackbench_on_symmetric_ivb_ep_is_about_neutral() {
 fn ftrace_names_prev_state_and_each_cpu_of_a_policy() {
     let mut s = builtin("hikey960-asym-packing").unwrap();
     s.runs = 1;
-    s.sweep.as_mut().unwrap().values = vec![8];
+    s.sweep.as_mut().unwrap().values = vec![4];
     s.variants[1].governor = schedlab_core::kernel::Governor::Schedutil;
     let plan = Plan::new(&s).unwrap();
-    // The patched variant: asym packing moves running tasks, and nine tasks share eight CPUs.
+    // The patched variant: asym packing moves running tasks from little CPUs to big ones (R+).
+    // (This used 8 threads, where nine tasks shared eight CPUs; since a forked thread waits for
+    // its CPU's exit from CLUSTER_SLEEP, none has run when the eighth is placed, and
+    // find_idlest_cpu() puts it on the parent's CPU, which the parent leaves at once: no CPU is
+    // shared and nothing is preempted.)
     let text = plan.run_traced(1).unwrap().to_ftrace();
     let states: std::collections::BTreeSet<&str> = text
         .lines()

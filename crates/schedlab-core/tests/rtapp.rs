@@ -44,13 +44,24 @@ fn mask(cpus: &[usize]) -> CpuMask {
     CpuMask::try_from(cpus.to_vec()).unwrap()
 }
 
+/// HiKey960 without its idle states: these tests time rt-app's events, and a wake-up's exit
+/// latency (up to 2.9 ms from CLUSTER_SLEEP_1) would add to every figure.
+fn hikey960_awake() -> MachineRef {
+    let mut spec = schedlab_core::topology::presets::preset("hikey960").unwrap();
+    for c in &mut spec.clusters {
+        c.power.idle_states.clear();
+        c.power.uncore.deep_state = None;
+    }
+    MachineRef::Custom(spec)
+}
+
 fn scenario(json: &str) -> Scenario {
     Scenario {
         version: 1,
         name: "rt-app".into(),
         title: String::new(),
         description: String::new(),
-        machine: MachineRef::Preset("hikey960".into()),
+        machine: hikey960_awake(),
         workload: WorkloadSpec::RtApp(RtApp {
             json: json.into(),
             speed: Default::default(),

@@ -101,8 +101,12 @@ pub struct RunOutcome {
     pub sim_ns: Nanos,
     /// Sum over CPUs of the time something ran.
     pub busy_cpu_ns: u64,
-    /// Energy of all cores over the run, joules (see [`crate::power`]).
+    /// Package energy (cores and the clusters' shared domains, all packages) over the measured
+    /// interval (from the workload's start mark to its end mark or the run's end), joules (see
+    /// [`crate::power`]).
     pub energy_j: f64,
+    /// Length of that interval, ns.
+    pub energy_ns: Nanos,
     pub events: u64,
     pub counters: Counters,
     pub trace: Option<Vec<TraceEvent>>,
@@ -124,6 +128,8 @@ enum EvKind {
     Wake(TaskId),
     /// The nohz idle-balance IPI reached `cpu`.
     Ilb(usize),
+    /// `cpu` has left its idle state (its exit latency has passed) and schedules.
+    IdleExit(usize),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -181,6 +187,14 @@ pub struct Engine<'a> {
     trace: Option<Vec<TraceEvent>>,
     error: Option<Error>,
     check_invariants: bool,
+    /// Per CPU: the expiry times of the timers armed on it (sleeps, rt-app timers), earliest
+    /// first; expired ones are dropped lazily. The menu governor's next-timer distance.
+    timers: Vec<BinaryHeap<Reverse<Nanos>>>,
+    /// CPUs woken out of an idle state and still paying its exit latency.
+    exiting: CpuMask,
+    /// The energy meter's reading at the start mark and at the end mark, joules.
+    energy_at_start: f64,
+    energy_at_end: Option<f64>,
 }
 
 impl<'a> Engine<'a> {
@@ -234,6 +248,10 @@ impl<'a> Engine<'a> {
             trace: trace.then(Vec::new),
             error: None,
             check_invariants: false,
+            timers: (0..n).map(|_| BinaryHeap::with_capacity(8)).collect(),
+            exiting: CpuMask::EMPTY,
+            energy_at_start: 0.0,
+            energy_at_end: None,
             w: world,
             inst,
         }
@@ -372,6 +390,10 @@ impl<'a> Engine<'a> {
                     self.w.nohz_idle_balance(cpu);
                     self.trace_balance_moves(cpu);
                 }
+                EvKind::IdleExit(cpu) => {
+                    self.exiting.clear(cpu);
+                    self.w.resched(cpu);
+                }
             }
             self.drain();
             // An event the engine aborted (`fail`) leaves a half-done state behind: its error is
@@ -385,12 +407,13 @@ impl<'a> Engine<'a> {
         }
         let busy_cpu_ns: u64 = (0..n).map(|c| self.w.busy_ns_until_now(c)).sum();
         let now = self.w.now;
-        let energy_j = self.w.energy.joules(now);
+        let energy_total = self.w.energy.joules(now);
         // Without marks, the clock runs from the start to the end of the run.
         let elapsed = self
             .end
             .unwrap_or(self.w.now)
             .saturating_sub(self.start.unwrap_or(0));
+        let energy_j = (self.energy_at_end.unwrap_or(energy_total) - self.energy_at_start).max(0.0);
         let per_second = |count: u64| {
             if elapsed == 0 {
                 0.0
@@ -417,6 +440,7 @@ impl<'a> Engine<'a> {
             sim_ns: self.w.now,
             busy_cpu_ns,
             energy_j,
+            energy_ns: elapsed,
             events,
             counters: self.w.counters.clone(),
             trace: self.trace,
@@ -456,6 +480,19 @@ impl<'a> Engine<'a> {
                 break;
             };
             self.w.need_resched.clear(cpu);
+            // A CPU in an idle state first leaves it: the exit latency passes before it can
+            // schedule (`IdleExit`); meanwhile its requests are that one.
+            if self.exiting.test(cpu) {
+                continue;
+            }
+            if self.w.rqs[cpu].curr.is_none() && self.w.in_idle_state(cpu) {
+                let latency = self.w.cpuidle_exit(cpu);
+                if latency > 0 {
+                    self.exiting.set(cpu);
+                    self.push(self.w.now + latency, EvKind::IdleExit(cpu));
+                    continue;
+                }
+            }
             self.schedule(cpu);
             if self.error.is_some() {
                 break;
@@ -661,6 +698,38 @@ impl<'a> Engine<'a> {
             self.busy_changed(cpu);
             self.freq_update(cpu, 0);
         }
+        let next_timer = self.next_timer(cpu);
+        self.w.cpuidle_enter(cpu, next_timer);
+    }
+
+    /// Arms a timer on `cpu` that wakes `t` at `at` (a sleep, an rt-app timer).
+    pub(super) fn arm_timer(&mut self, t: TaskId, cpu: usize, at: Nanos) {
+        self.drop_expired_timers(cpu);
+        self.timers[cpu].push(Reverse(at));
+        self.push(at, EvKind::Wake(t));
+    }
+
+    fn drop_expired_timers(&mut self, cpu: usize) {
+        while let Some(&Reverse(at)) = self.timers[cpu].peek() {
+            if at > self.w.now {
+                break;
+            }
+            self.timers[cpu].pop();
+        }
+    }
+
+    /// The expiry of the earliest pending timer of `cpu` (`tick_nohz_get_sleep_length()`'s next
+    /// event, the tick being stopped), if any.
+    fn next_timer(&mut self, cpu: usize) -> Option<Nanos> {
+        self.drop_expired_timers(cpu);
+        self.timers[cpu].peek().map(|&Reverse(at)| at)
+    }
+
+    /// The energy meter's reading now, joules (settles every domain: once per mark, not per
+    /// event).
+    pub(super) fn energy_now(&mut self) -> f64 {
+        let now = self.w.now;
+        self.w.energy.joules(now)
     }
 
     /// curr of `cpu` finished its `Run` op.
@@ -768,6 +837,11 @@ impl<'a> Engine<'a> {
         }
         self.w.counters.wakeups += 1;
         let prev = self.w.tasks[p].cpu;
+        // try_to_wake_up(): the task leaves its old rq's nr_iowait before it is placed.
+        if self.w.tasks[p].in_iowait {
+            let c = self.w.tasks[p].iowait_cpu;
+            self.w.nr_iowait[c] = self.w.nr_iowait[c].saturating_sub(1);
+        }
         // A timer fires on the CPU the task slept on.
         let (wk, wcpu) = match waker {
             Some((wk, wcpu)) => (Some(wk), wcpu),

@@ -78,7 +78,7 @@ impl Engine<'_> {
                     self.w.tasks[t].pc += 1;
                     if now < next {
                         self.block(cpu, t, TaskState::Sleeping);
-                        self.push(next, EvKind::Wake(t));
+                        self.arm_timer(t, cpu, next);
                         return;
                     }
                     if !absolute {
@@ -228,13 +228,16 @@ impl Engine<'_> {
                     self.t_first[t] = delay;
                     if self.w.now < delay {
                         self.block(cpu, t, TaskState::Sleeping);
-                        self.push(delay, EvKind::Wake(t));
+                        self.arm_timer(t, cpu, delay);
                         return;
                     }
                 }
                 Op::IoSleep(ns) => {
                     self.w.tasks[t].pc += 1;
                     self.w.tasks[t].in_iowait = true;
+                    // io_schedule_prepare(): the rq counts its I/O waiters.
+                    self.w.tasks[t].iowait_cpu = cpu;
+                    self.w.nr_iowait[cpu] += 1;
                     self.block(cpu, t, TaskState::Sleeping);
                     self.push(self.w.now + ns.max(1), EvKind::Wake(t));
                     return;
@@ -242,7 +245,7 @@ impl Engine<'_> {
                 Op::Sleep(ns) => {
                     self.w.tasks[t].pc += 1;
                     self.block(cpu, t, TaskState::Sleeping);
-                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                    self.arm_timer(t, cpu, self.w.now + ns.max(1));
                     return;
                 }
                 Op::WaitGate(g) => {
@@ -315,10 +318,12 @@ impl Engine<'_> {
                 }
                 Op::MarkStart => {
                     self.start = Some(self.w.now);
+                    self.energy_at_start = self.energy_now();
                     self.w.tasks[t].pc += 1;
                 }
                 Op::MarkEnd => {
                     self.end = Some(self.w.now);
+                    self.energy_at_end = Some(self.energy_now());
                     self.w.tasks[t].pc += 1;
                 }
                 Op::Exit => {

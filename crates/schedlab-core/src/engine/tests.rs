@@ -11,8 +11,16 @@ fn ms(m: u64) -> u64 {
     m * NSEC_PER_MSEC * WORK_SCALE
 }
 
+/// Runs `inst` on a preset without its idle states: these tests time the ops, and a wake-up's
+/// exit latency (see [`a_wake_up_from_a_deep_idle_state_waits_out_its_exit_latency`]) would add
+/// the preset's idle-state latencies to every figure.
 fn run(machine: &str, inst: &Instance) -> Result<RunOutcome> {
-    let t = Topology::build(&preset(machine).unwrap()).unwrap();
+    let mut spec = preset(machine).unwrap();
+    for c in &mut spec.clusters {
+        c.power.idle_states.clear();
+        c.power.uncore.deep_state = None;
+    }
+    let t = Topology::build(&spec).unwrap();
     let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
     let d = SchedDomains::build(&t, &c).unwrap();
     inst.validate()?;
@@ -524,4 +532,57 @@ fn sched_exec_moves_a_task_off_a_shared_cpu() {
     assert_eq!((c.execs, c.exec_migrations), (1, 1));
     let c = exec_from_a_shared_cpu(false);
     assert_eq!((c.execs, c.exec_migrations), (0, 0));
+}
+
+/// A HiKey960 A73 CPU idle for 20 ms with its task's timer 20 ms away: the menu governor picks
+/// CLUSTER_SLEEP_1 (min-residency 3500 us, entry + exit 3700 us), and the timer's wake-up pays its
+/// exit latency (2900 us) before the task runs again. Without idle states it pays nothing.
+#[test]
+fn a_wake_up_from_a_deep_idle_state_waits_out_its_exit_latency() {
+    let elapsed = |spec: crate::topology::MachineSpec, sibling_busy: bool| {
+        let t = Topology::build(&spec).unwrap();
+        let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
+        let d = SchedDomains::build(&t, &c).unwrap();
+        let main = vec![
+            Op::SetAffinity(CpuMask::single(4)),
+            Op::MarkStart,
+            Op::Sleep(20 * NSEC_PER_MSEC),
+            work(1),
+            Op::MarkEnd,
+            Op::Exit,
+        ];
+        let spin = vec![Op::SetAffinity(CpuMask::single(5)), work(40), Op::Exit];
+        let mut programs = vec![Program::new("main", main)];
+        let mut starts = vec![0];
+        if sibling_busy {
+            programs.push(Program::new("spin", spin));
+            starts.push(1);
+        }
+        let inst = Instance::new(programs, starts, Metric::ElapsedSeconds);
+        Engine::new(World::new(t, d, c), &inst, 1, Limits::default(), false)
+            .with_invariant_checks()
+            .run()
+            .unwrap()
+            .value
+    };
+    let with_states = elapsed(preset("hikey960").unwrap(), false);
+    let mut flat = preset("hikey960").unwrap();
+    for c in &mut flat.clusters {
+        c.power.idle_states.clear();
+        c.power.uncore.deep_state = None;
+    }
+    let without = elapsed(flat.clone(), false);
+    assert!((without - 0.021).abs() < 1e-9, "{without}");
+    assert!(
+        (with_states - without - 0.0029).abs() < 1e-9,
+        "{with_states} vs {without}"
+    );
+    // CPU 5 busy throughout keeps the A73 cluster up: CPU 4 asked for CLUSTER_SLEEP_1 but the
+    // firmware only took it to CPU_SLEEP_1 (PSCI platform coordination), whose exit is 550 us.
+    let kept_up = elapsed(preset("hikey960").unwrap(), true);
+    let without = elapsed(flat, true);
+    assert!(
+        (kept_up - without - 0.00055).abs() < 1e-9,
+        "{kept_up} vs {without}"
+    );
 }

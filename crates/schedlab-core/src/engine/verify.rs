@@ -71,7 +71,7 @@ impl Engine<'_> {
                     "invariant: idle mask out of step on CPU{cpu}"
                 )));
             }
-            if rq.curr.is_none() && rq.nr_running > 0 {
+            if rq.curr.is_none() && rq.nr_running > 0 && !self.exiting.test(cpu) {
                 return Err(Error::Scenario(format!(
                     "invariant: CPU{cpu} has {} runnable tasks and runs none",
                     rq.nr_running

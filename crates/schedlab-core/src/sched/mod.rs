@@ -90,6 +90,8 @@ pub struct Task {
     /// `p->in_iowait`: the task sleeps in `io_schedule()` (an [`crate::workload::Op::IoSleep`]);
     /// its wake-up enqueue asks cpufreq for an update with `SCHED_CPUFREQ_IOWAIT`.
     pub in_iowait: bool,
+    /// The CPU whose `rq->nr_iowait` counts the task while it sleeps in I/O.
+    pub iowait_cpu: usize,
 }
 
 impl Task {
@@ -127,6 +129,7 @@ impl Task {
             parent,
             live_children: 0,
             in_iowait: false,
+            iowait_cpu: 0,
         }
     }
 }
@@ -245,6 +248,9 @@ pub struct World {
     pub clocks: Vec<Clock>,
     /// schedutil's per-CPU state (iowait boost).
     pub sg_cpu: Vec<crate::cpufreq::SugovCpu>,
+    /// `rq->nr_iowait` per CPU: tasks that blocked in I/O there and have not been woken
+    /// (`io_schedule()` / `try_to_wake_up()`); the menu governor's `nr_iowait_cpu()`.
+    pub nr_iowait: Vec<u32>,
     /// Per-CPU APERF/MPERF stand-ins and `arch_freq_scale` (`freq_scale_tick`).
     pub freq_tick: Vec<crate::cpufreq::FreqTick>,
     /// A frequency decision waiting for its granted frequency, when the run is traced.
@@ -284,7 +290,10 @@ pub struct World {
     pub busy_ns: Vec<u64>,
     /// How often each CPU went idle (`idle_calls` of the nohz tick code).
     pub idle_calls: Vec<u64>,
+    /// Energy of the cores, then of the clusters' shared domains (see [`crate::power`]).
     pub energy: crate::power::EnergyMeter,
+    /// Idle states of the CPUs and the clusters' awake cores (see [`crate::power::cpuidle`]).
+    pub idle: crate::power::cpuidle::IdleTracker,
     /// Active cores of each package (the turbo budget's input).
     pub active_cores: Vec<u32>,
     /// The HWP model: each core's activity, each CPU's dynamic boost ([`crate::hwp`]).
@@ -354,6 +363,7 @@ impl World {
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
         let ncores = topo.cores.len();
         let npackages = topo.packages.len();
+        let nclusters = topo.spec.clusters.len();
         let group_imbalance = sd
             .domains
             .iter()
@@ -400,7 +410,7 @@ impl World {
         let llc_shared = (0..n)
             .map(|cpu| sis::LlcShared::idle_machine(sd.llc_size[cpu], smt_active))
             .collect();
-        World {
+        let mut w = World {
             llc_shared,
             sched_latency: config.sched_latency_ns * factor,
             sched_min_granularity: config.sched_min_granularity_ns * factor,
@@ -415,6 +425,7 @@ impl World {
             policies,
             clocks,
             sg_cpu: vec![crate::cpufreq::SugovCpu::default(); n],
+            nr_iowait: vec![0; n],
             freq_tick: vec![crate::cpufreq::FreqTick::default(); n],
             freq_pending: None,
             now: 0,
@@ -434,7 +445,8 @@ impl World {
             busy_since: vec![None; n],
             busy_ns: vec![0; n],
             idle_calls: vec![0; n],
-            energy: crate::power::EnergyMeter::new(ncores),
+            energy: crate::power::EnergyMeter::new(ncores + nclusters),
+            idle: Default::default(),
             active_cores: vec![0; npackages],
             hwp: crate::hwp::HwpState::new(ncores, n),
             counters: Counters::default(),
@@ -442,7 +454,9 @@ impl World {
             balance_moves: None,
             lb_groups: Vec::new(),
             lb_legacy: None,
-        }
+        };
+        w.init_idle_states();
+        w
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -559,26 +573,10 @@ impl World {
     }
 
     /// A core is active (C0) while any of its threads runs something.
-    fn core_busy(&self, core: usize) -> bool {
+    pub(crate) fn core_busy(&self, core: usize) -> bool {
         self.topo.cores[core]
             .iter()
             .any(|i| self.busy_since[i].is_some())
-    }
-
-    /// Recompute a core's power after a change of its busy state or frequency.
-    pub fn update_core_power(&mut self, core: usize) {
-        let mask = self.topo.cores[core];
-        let first = mask.first().unwrap();
-        let c = &self.topo.cpus[first];
-        let spec = &self.topo.spec.clusters[c.cluster].power;
-        let uw = if self.core_busy(core) {
-            let fd = &self.topo.freq_domains[c.freq_domain];
-            let khz = self.clocks[c.freq_domain].cur_khz as u64;
-            spec.busy_uw(khz, fd.min_khz() as u64, fd.peak_khz() as u64)
-        } else {
-            spec.idle_uw
-        };
-        self.energy.set(core, self.now, uw);
     }
 
     pub fn sd_state(&self, cpu: usize, level: usize) -> &SdState {

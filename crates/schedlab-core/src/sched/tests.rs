@@ -513,3 +513,35 @@ fn a_newly_idle_pass_moves_one_task_only_with_config_preemption() {
         "PREEMPT_VOLUNTARY moves the whole imbalance"
     );
 }
+
+/// `find_idlest_group_cpu()` (v4.9-v6.8): of two idle SMT siblings, the one in the shallower
+/// cpuidle state wins even though the other went idle more recently (`idle_get_state()`'s exit
+/// latency first, `idle_stamp` only between equal states). Cascade Lake core 5 = CPUs 5 and 53.
+#[test]
+fn find_idlest_group_cpu_prefers_the_shallowest_idle_state_over_the_latest_stamp() {
+    let mut w = world("cascadelake-8260l", "v5.2", &[]);
+    let all = w.topo.all_cpus();
+    w.tasks.push(Task::new(0, 0, all, 0, None, 0));
+    // CPU 5 wakes and goes idle again with a timer 5 us away: C1 (exit latency 2 us).
+    w.cpuidle_exit(5);
+    w.cpuidle_enter(5, Some(w.now + 5_000));
+    assert_eq!(w.idle_get_state_exit_latency(5), Some(2));
+    // CPU 53 stays in C6 (133 us) but has the later idle stamp.
+    assert_eq!(w.idle_get_state_exit_latency(53), Some(133));
+    w.rqs[5].idle_stamp = 10;
+    w.rqs[53].idle_stamp = 20;
+    let mc = w.sd.per_cpu[5]
+        .iter()
+        .copied()
+        .find(|&d| w.sd.domains[d].span.weight() > 2)
+        .unwrap();
+    let group = w.sd.domains[mc].local_group(5);
+    assert!(w.sd.domains[mc].groups[group].span.test(53));
+    assert_eq!(w.find_idlest_group_cpu(mc, group, 0, 0), 5);
+    // After 5 s in C1 CPU 5 wakes, and its next long idle is in C6 too: the later stamp decides.
+    w.now += 5 * crate::units::NSEC_PER_SEC;
+    w.cpuidle_exit(5);
+    w.cpuidle_enter(5, None);
+    assert_eq!(w.idle_get_state_exit_latency(5), Some(133));
+    assert_eq!(w.find_idlest_group_cpu(mc, group, 0, 0), 53);
+}

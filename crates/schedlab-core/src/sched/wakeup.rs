@@ -4,8 +4,9 @@
 //! and, for fork, exec (`sched_exec()`) and SD_BALANCE_WAKE, the slow path `find_idlest_cpu()` /
 //! `find_idlest_group()`.
 //!
-//! Simplifications: there is no cpuidle, so `find_idlest_group_cpu()` ranks idle CPUs by
-//! `idle_stamp` only; EAS (`find_energy_efficient_cpu()`) is not modelled.
+//! `find_idlest_group_cpu()` ranks idle CPUs by the exit latency of their cpuidle state, then
+//! `idle_stamp` (see [`crate::power::cpuidle`]). Simplification: EAS (`find_energy_efficient_cpu()`)
+//! is not modelled.
 
 use super::balance::{group_classify, GroupType, SgStats};
 use super::{TaskId, World};
@@ -376,30 +377,49 @@ impl World {
         new_cpu
     }
 
-    /// `find_idlest_group_cpu()`: the most recently idled idle CPU, else the least loaded. With no
-    /// cpuidle state, an idle CPU wins only by `idle_stamp > latest_idle_timestamp`, which starts
-    /// at 0, so a CPU whose stamp is 0 is never taken.
-    fn find_idlest_group_cpu(&self, d: usize, group: usize, p: TaskId, this_cpu: usize) -> usize {
+    /// `find_idlest_group_cpu()` (v4.9-v6.8): among idle CPUs, the one in the idle state with the
+    /// smallest exit latency (`idle_get_state()`, the cpuidle state the CPU is in: "priority to a
+    /// CPU whose idle state has the smallest exit latency irrespective of any idle timestamp"),
+    /// ties and CPUs without a cpuidle state going to the most recently idled; else the least
+    /// loaded. An idle CPU wins a tie only by `idle_stamp > latest_idle_timestamp`, which starts
+    /// at 0, so a CPU whose stamp is 0 is taken only for a smaller exit latency.
+    pub(crate) fn find_idlest_group_cpu(
+        &self,
+        d: usize,
+        group: usize,
+        p: TaskId,
+        this_cpu: usize,
+    ) -> usize {
         let g = &self.sd.domains[d].groups[group];
         if g.weight == 1 {
             return g.span.first().unwrap();
         }
-        let mut latest_idle = None::<(u64, usize)>;
+        let mut min_exit_latency = u64::MAX;
+        let mut latest_stamp = 0u64;
+        let mut shallowest = None::<usize>;
         let mut least_loaded = None::<(u64, usize)>;
         for i in g.span.and(&self.tasks[p].allowed).iter() {
             if self.idle_cpu(i) {
                 let stamp = self.rqs[i].idle_stamp;
-                if stamp > latest_idle.map_or(0, |(s, _)| s) {
-                    latest_idle = Some((stamp, i));
+                let idle = self.idle_get_state_exit_latency(i);
+                if let Some(lat) = idle.filter(|&lat| lat < min_exit_latency) {
+                    min_exit_latency = lat;
+                    latest_stamp = stamp;
+                    shallowest = Some(i);
+                } else if idle.is_none_or(|lat| lat == min_exit_latency) && stamp > latest_stamp {
+                    latest_stamp = stamp;
+                    shallowest = Some(i);
                 }
-            } else if latest_idle.is_none() {
+            } else if shallowest.is_none() {
                 let load = self.cpu_load(i);
                 if least_loaded.is_none_or(|(l, _)| load < l) {
                     least_loaded = Some((load, i));
                 }
             }
         }
-        latest_idle.or(least_loaded).map_or(this_cpu, |(_, c)| c)
+        shallowest
+            .or(least_loaded.map(|(_, c)| c))
+            .unwrap_or(this_cpu)
     }
 
     /// v4.9 `find_idlest_group()`: the least capacity-scaled runnable load, unless the local group

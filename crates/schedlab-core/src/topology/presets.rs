@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 use crate::hwp::HwpSpec;
 use crate::power::PowerSpec;
 
+mod power;
+
 pub const NAMES: &[&str] = &[
     "hikey960",
     "hikey960-dynamiq",
@@ -81,50 +83,6 @@ fn cluster(
     }
 }
 
-/// *Assumed* per-core power models (Ceff pF, V min/max mV, static and idle uW): little in-order
-/// cores a few hundred mW at their top OPP, big out-of-order cores 1-2 W, server cores ~10 W.
-const LITTLE_A53: PowerSpec = PowerSpec {
-    ceff_pf: 170,
-    v_min_mv: 700,
-    v_max_mv: 900,
-    static_uw: 20_000,
-    idle_uw: 5_000,
-};
-const LITTLE_A7: PowerSpec = PowerSpec {
-    ceff_pf: 120,
-    v_min_mv: 800,
-    v_max_mv: 1000,
-    static_uw: 15_000,
-    idle_uw: 5_000,
-};
-const BIG_A73: PowerSpec = PowerSpec {
-    ceff_pf: 500,
-    v_min_mv: 700,
-    v_max_mv: 1000,
-    static_uw: 80_000,
-    idle_uw: 10_000,
-};
-const BIG_A72: PowerSpec = PowerSpec {
-    ceff_pf: 600,
-    v_min_mv: 800,
-    v_max_mv: 1000,
-    static_uw: 90_000,
-    idle_uw: 10_000,
-};
-const BIG_A15: PowerSpec = PowerSpec {
-    ceff_pf: 700,
-    v_min_mv: 900,
-    v_max_mv: 1050,
-    static_uw: 100_000,
-    idle_uw: 15_000,
-};
-const POWER9_CORE: PowerSpec = PowerSpec {
-    ceff_pf: 4000,
-    v_min_mv: 800,
-    v_max_mv: 1100,
-    static_uw: 2_000_000,
-    idle_uw: 400_000,
-};
 /// Skylake-SP / Cascade Lake-SP HWP (Speed Shift): the autonomous algorithm is not published, so
 /// every figure is **[assumed]** (hardware-facts.md: "tens of ms to reach peak from idle"): a 10 ms
 /// half-life of the core's C0-residency average, full speed at half activity with EPP 0 and only
@@ -135,14 +93,6 @@ const XEON_HWP: HwpSpec = HwpSpec {
     target_activity_epp_0: 512,
     target_activity_epp_255: 1024,
 };
-const XEON_CORE: PowerSpec = PowerSpec {
-    ceff_pf: 2200,
-    v_min_mv: 700,
-    v_max_mv: 1100,
-    static_uw: 1_500_000,
-    idle_uw: 300_000,
-};
-
 /// hi3660.dtsi (v6.8): A53 capacity-dmips-mhz 592, A73 1024; capacities 462/1024 after
 /// `topology_normalize_cpu_scale()` with max OPPs 1844 and 2362 MHz.
 fn hikey960(llc: LlcSpan) -> MachineSpec {
@@ -157,7 +107,7 @@ fn hikey960(llc: LlcSpan) -> MachineSpec {
                 vec![0, 1, 2, 3],
                 462,
                 &[533, 999, 1402, 1709, 1844],
-                LITTLE_A53,
+                power::hikey960_a53(),
             ),
             cluster(
                 "A73",
@@ -165,7 +115,7 @@ fn hikey960(llc: LlcSpan) -> MachineSpec {
                 vec![4, 5, 6, 7],
                 1024,
                 &[903, 1421, 1805, 2112, 2362],
-                BIG_A73,
+                power::hikey960_a73(),
             ),
         ],
     }
@@ -186,7 +136,7 @@ fn juno_r2() -> MachineSpec {
                 vec![0, 3, 4, 5],
                 383,
                 &[450, 800, 950],
-                LITTLE_A53,
+                power::juno_a53(),
             ),
             cluster(
                 "A72",
@@ -194,7 +144,7 @@ fn juno_r2() -> MachineSpec {
                 vec![1, 2],
                 1024,
                 &[600, 1000, 1200],
-                BIG_A72,
+                power::juno_a72(),
             ),
         ],
     }
@@ -214,7 +164,7 @@ fn tc2() -> MachineSpec {
                 vec![0, 1],
                 1024,
                 &[500, 600, 700, 800, 900, 1000, 1100, 1200],
-                BIG_A15,
+                power::tc2_a15(),
             ),
             cluster(
                 "A7",
@@ -222,7 +172,7 @@ fn tc2() -> MachineSpec {
                 vec![2, 3, 4],
                 430,
                 &[350, 400, 500, 600, 700, 800, 900, 1000],
-                LITTLE_A7,
+                power::tc2_a7(),
             ),
         ],
     }
@@ -251,7 +201,7 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
             freq_domain: FreqDomainSpan::Cluster,
             cpufreq_policy: None,
             policy_starts_at_min: false,
-            power: POWER9_CORE,
+            power: power::power9_core(),
             hwp: HwpSpec::default(),
         }],
     }
@@ -299,7 +249,7 @@ fn x86_package(
         freq_domain: FreqDomainSpan::Core,
         cpufreq_policy: Some(FreqDomainSpan::Cpu),
         policy_starts_at_min: true,
-        power: XEON_CORE,
+        power: PowerSpec::default(),
         hwp: XEON_HWP,
     }
 }
@@ -344,7 +294,7 @@ fn cascadelake_8260l() -> MachineSpec {
         llc: LlcSpan::Package,
         clusters: (0..2)
             .map(|p| {
-                x86_package(
+                let mut c = x86_package(
                     &format!("S{p}"),
                     "Cascade Lake",
                     p,
@@ -352,7 +302,9 @@ fn cascadelake_8260l() -> MachineSpec {
                     24,
                     opps.clone(),
                     turbo.clone(),
-                )
+                );
+                c.power = power::cascadelake_core();
+                c
             })
             .collect(),
     }
@@ -378,7 +330,7 @@ fn ivb_ep() -> MachineSpec {
         llc: LlcSpan::Package,
         clusters: (0..2)
             .map(|p| {
-                x86_package(
+                let mut c = x86_package(
                     &format!("S{p}"),
                     "Ivy Bridge-EP",
                     p,
@@ -386,7 +338,9 @@ fn ivb_ep() -> MachineSpec {
                     10,
                     opps.clone(),
                     turbo.clone(),
-                )
+                );
+                c.power = power::ivb_ep_core();
+                c
             })
             .collect(),
     }

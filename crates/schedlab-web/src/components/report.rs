@@ -1,4 +1,4 @@
-//! What the results report of each run: the workload's metric, the energy of all cores, or
+//! What the results report of each run: the workload's metric, package energy or power, or
 //! performance per watt (the CLI's `--report`). Switching after a job re-tables its runs in the
 //! job worker; nothing runs again.
 
@@ -10,7 +10,12 @@ use crate::components::field::SelectField;
 /// `(quantity, its --report name, what the menu says)`.
 pub const REPORTS: &[(Quantity, &str, &str)] = &[
     (Quantity::Value, "value", "the workload's metric"),
-    (Quantity::Energy, "energy", "energy of all cores (J)"),
+    (
+        Quantity::Energy,
+        "energy",
+        "package energy, all packages (J)",
+    ),
+    (Quantity::Power, "power", "package power, all packages (W)"),
     (
         Quantity::PerfPerWatt,
         "perf-per-watt",

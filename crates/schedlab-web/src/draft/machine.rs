@@ -61,6 +61,10 @@ pub struct ClusterForm {
     /// The HWP model's parameters, carried through as loaded (not a form field).
     #[serde(default)]
     pub hwp: HwpSpec,
+    /// The power model's parts the form does not edit (OPP voltages, idle states, uncore), kept
+    /// as the spec had them.
+    #[serde(default)]
+    pub power_rest: PowerSpec,
 }
 
 /// The machine as typed.
@@ -121,6 +125,7 @@ impl ClusterForm {
                 .map(u64::to_string)
                 .collect(),
             hwp: c.hwp,
+            power_rest: p.clone(),
         }
     }
 
@@ -195,6 +200,7 @@ impl ClusterForm {
                 v_max_mv: power[2],
                 static_uw: power[3],
                 idle_uw: power[4],
+                ..self.power_rest.clone()
             },
             hwp: self.hwp,
         })
