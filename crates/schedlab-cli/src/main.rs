@@ -58,6 +58,8 @@ enum Report {
     Energy,
     Power,
     PerfPerWatt,
+    /// The CPUs' average frequency while busy (turbostat's Bzy_MHz).
+    BusyMhz,
 }
 
 #[derive(Subcommand)]
@@ -406,6 +408,7 @@ fn execute_reports(
         Some(Report::Energy) => Quantity::Energy,
         Some(Report::Power) => Quantity::Power,
         Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
+        Some(Report::BusyMhz) => Quantity::BusyMhz,
     };
     let table = plan.table_of(&results, quantity);
     Ok(match opts.format {

@@ -142,12 +142,10 @@ impl World {
     }
 
     /// The clock `fd`'s frequency is about to change: its CPUs' APERF/MPERF stand-ins are
-    /// advanced at the old one (`freq_scale_tick` only).
+    /// advanced at the old one.
     fn clock_changing(&mut self, fd: usize) {
-        if self.config.freq_scale_tick {
-            for c in self.topo.freq_domains[fd].cpus.iter() {
-                self.freq_tick_account(c);
-            }
+        for c in self.topo.freq_domains[fd].cpus.iter() {
+            self.freq_tick_account(c);
         }
     }
 

@@ -264,6 +264,10 @@ pub struct RunResult {
     /// `sim_ns`).
     #[serde(default)]
     pub energy_ns: u64,
+    /// Average busy frequency over the measured interval, MHz (turbostat's `Bzy_MHz`; 0 in
+    /// results from before it was recorded).
+    #[serde(default)]
+    pub busy_mhz: f64,
     pub events: u64,
     pub counters: Counters,
 }
@@ -359,6 +363,9 @@ pub enum Quantity {
     /// Performance per watt: for a throughput metric, the metric per average watt; for a
     /// fixed-work (time) metric, runs per kilojoule (1000 / energy), which is the same ratio.
     PerfPerWatt,
+    /// The CPUs' average frequency while busy over the measured interval, MHz: turbostat's
+    /// `Bzy_MHz` (base frequency x APERF / MPERF), over all CPUs' busy time.
+    BusyMhz,
 }
 
 impl Quantity {
@@ -373,6 +380,7 @@ impl Quantity {
                 r.value / watts
             }
             Quantity::PerfPerWatt => 1000.0 / r.energy_j,
+            Quantity::BusyMhz => r.busy_mhz,
         }
     }
 
@@ -384,6 +392,7 @@ impl Quantity {
             Quantity::Power => ("package power (all packages)", "W", false),
             Quantity::PerfPerWatt if metric.higher_is_better() => ("perf/W", "per W", true),
             Quantity::PerfPerWatt => ("perf/W", "runs per kJ", true),
+            Quantity::BusyMhz => ("busy frequency (Bzy_MHz)", "MHz", true),
         }
     }
 }
@@ -640,6 +649,7 @@ impl Plan {
             busy_cpu_ns: out.busy_cpu_ns,
             energy_j: out.energy_j,
             energy_ns: out.energy_ns,
+            busy_mhz: out.busy_mhz,
             events: out.events,
             counters: out.counters.clone(),
         };

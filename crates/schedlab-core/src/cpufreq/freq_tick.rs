@@ -6,8 +6,9 @@
 //! holds until the CPU's next tick: a CPU whose tick is stopped (NO_HZ idle) keeps a stale one.
 //!
 //! The counters are modelled as per-CPU accumulators of (kHz x busy ns) and busy ns, advanced
-//! when the CPU's busy state or its clock's frequency changes: no scan, nothing per event unless
-//! the switch is on.
+//! when the CPU's busy state or its clock's frequency changes: no scan. The same counters, never
+//! reset, give a run's average busy frequency (turbostat's `Bzy_MHz` = base x APERF / MPERF),
+//! whatever the kernel does with them.
 
 use crate::kernel::FreqInvarianceMax;
 use crate::sched::World;
@@ -24,6 +25,10 @@ pub struct FreqTick {
     pub busy_ns: u64,
     /// `arch_freq_scale` (`per_cpu(arch_freq_scale)`, SCHED_CAPACITY_SCALE at boot).
     pub scale: u64,
+    /// APERF and MPERF since the start of the run (kHz x busy ns, busy ns), as turbostat reads
+    /// them.
+    pub total_khz_ns: u128,
+    pub total_busy_ns: u64,
 }
 
 impl Default for FreqTick {
@@ -33,6 +38,8 @@ impl Default for FreqTick {
             khz_ns: 0,
             busy_ns: 0,
             scale: 1024,
+            total_khz_ns: 0,
+            total_busy_ns: 0,
         }
     }
 }
@@ -41,9 +48,6 @@ impl World {
     /// Advances `cpu`'s counters to now at its current busy state and frequency. Call before
     /// either changes.
     pub(crate) fn freq_tick_account(&mut self, cpu: usize) {
-        if !self.config.freq_scale_tick {
-            return;
-        }
         let khz = self.clocks[self.topo.cpus[cpu].freq_domain].cur_khz as u128;
         let busy = self.busy_since[cpu].is_some();
         let now = self.now;
@@ -52,8 +56,22 @@ impl World {
         if busy {
             ft.khz_ns += dt as u128 * khz;
             ft.busy_ns += dt;
+            ft.total_khz_ns += dt as u128 * khz;
+            ft.total_busy_ns += dt;
         }
         ft.mark = now;
+    }
+
+    /// APERF and MPERF of all CPUs since the start of the run, up to now: (kHz x busy ns, busy ns).
+    /// Once per run (a scan of the CPUs).
+    pub fn aperf_mperf_totals(&mut self) -> (u128, u64) {
+        let mut totals = (0u128, 0u64);
+        for cpu in 0..self.nr_cpus() {
+            self.freq_tick_account(cpu);
+            totals.0 += self.freq_tick[cpu].total_khz_ns;
+            totals.1 += self.freq_tick[cpu].total_busy_ns;
+        }
+        totals
     }
 
     /// `arch_scale_freq_tick()` on `cpu`'s tick: the scale from the average busy frequency since

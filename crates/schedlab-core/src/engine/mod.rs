@@ -107,6 +107,9 @@ pub struct RunOutcome {
     pub energy_j: f64,
     /// Length of that interval, ns.
     pub energy_ns: Nanos,
+    /// The average frequency of the CPUs while busy over that interval, MHz: turbostat's
+    /// `Bzy_MHz` (base x APERF / MPERF), summed over all CPUs' busy time; 0 when nothing ran.
+    pub busy_mhz: f64,
     pub events: u64,
     pub counters: Counters,
     pub trace: Option<Vec<TraceEvent>>,
@@ -195,6 +198,9 @@ pub struct Engine<'a> {
     /// The energy meter's reading at the start mark and at the end mark, joules.
     energy_at_start: f64,
     energy_at_end: Option<f64>,
+    /// APERF/MPERF totals of all CPUs at the start and end marks ([`World::aperf_mperf_totals`]).
+    aperf_at_start: (u128, u64),
+    aperf_at_end: Option<(u128, u64)>,
 }
 
 impl<'a> Engine<'a> {
@@ -252,6 +258,8 @@ impl<'a> Engine<'a> {
             exiting: CpuMask::EMPTY,
             energy_at_start: 0.0,
             energy_at_end: None,
+            aperf_at_start: (0, 0),
+            aperf_at_end: None,
             w: world,
             inst,
         }
@@ -414,6 +422,14 @@ impl<'a> Engine<'a> {
             .unwrap_or(self.w.now)
             .saturating_sub(self.start.unwrap_or(0));
         let energy_j = (self.energy_at_end.unwrap_or(energy_total) - self.energy_at_start).max(0.0);
+        let aperf_total = self.w.aperf_mperf_totals();
+        let (aperf, mperf) = self.aperf_at_end.unwrap_or(aperf_total);
+        let (aperf, mperf) = (aperf - self.aperf_at_start.0, mperf - self.aperf_at_start.1);
+        let busy_mhz = if mperf == 0 {
+            0.0
+        } else {
+            aperf as f64 / mperf as f64 / 1000.0
+        };
         let per_second = |count: u64| {
             if elapsed == 0 {
                 0.0
@@ -441,6 +457,7 @@ impl<'a> Engine<'a> {
             busy_cpu_ns,
             energy_j,
             energy_ns: elapsed,
+            busy_mhz,
             events,
             counters: self.w.counters.clone(),
             trace: self.trace,

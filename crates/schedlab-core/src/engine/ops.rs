@@ -319,11 +319,13 @@ impl Engine<'_> {
                 Op::MarkStart => {
                     self.start = Some(self.w.now);
                     self.energy_at_start = self.energy_now();
+                    self.aperf_at_start = self.w.aperf_mperf_totals();
                     self.w.tasks[t].pc += 1;
                 }
                 Op::MarkEnd => {
                     self.end = Some(self.w.now);
                     self.energy_at_end = Some(self.energy_now());
+                    self.aperf_at_end = Some(self.w.aperf_mperf_totals());
                     self.w.tasks[t].pc += 1;
                 }
                 Op::Exit => {

@@ -586,3 +586,37 @@ fn a_wake_up_from_a_deep_idle_state_waits_out_its_exit_latency() {
         "{kept_up} vs {without}"
     );
 }
+
+/// turbostat's Bzy_MHz: the average frequency over the CPUs' busy time only. An A53 busy for
+/// 10 ms at 1844 MHz and an A73 busy for 30 ms at 2362 MHz read (1844 x 10 + 2362 x 30) / 40 =
+/// 2232.5 MHz; the six idle CPUs, whatever their clocks, count for nothing.
+#[test]
+fn busy_mhz_averages_the_frequency_over_busy_time_only() {
+    let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
+    let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
+    let d = SchedDomains::build(&t, &c).unwrap();
+    let pinned = |name: &str, cpu: usize, ms: u64| {
+        let ops = vec![
+            Op::SetAffinity(CpuMask::single(cpu)),
+            Op::RunFor(ms * NSEC_PER_MSEC),
+            Op::Exit,
+        ];
+        Program::new(name, ops)
+    };
+    let inst = Instance::new(
+        vec![pinned("little", 0, 10), pinned("big", 4, 30)],
+        vec![0, 1],
+        Metric::Count,
+    );
+    let mut w = World::new(t, d, c);
+    for cpu in [0, 4] {
+        let p = w.topo.cpus[cpu].policy;
+        let fd = w.topo.cpus[cpu].freq_domain;
+        let peak = w.topo.freq_domains[fd].peak_khz();
+        w.set_frequency(p, peak);
+    }
+    let out = Engine::new(w, &inst, 1, Limits::default(), false)
+        .run()
+        .unwrap();
+    assert!((out.busy_mhz - 2232.5).abs() < 1e-6, "{}", out.busy_mhz);
+}

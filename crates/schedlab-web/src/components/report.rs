@@ -21,6 +21,11 @@ pub const REPORTS: &[(Quantity, &str, &str)] = &[
         "perf-per-watt",
         "performance per watt",
     ),
+    (
+        Quantity::BusyMhz,
+        "busy-mhz",
+        "frequency while busy (Bzy_MHz)",
+    ),
 ];
 
 /// The `--report` name of a quantity, as the CLI spells it.
