@@ -6,6 +6,7 @@
 //! A field that does not parse gets its own message; a spec that parses but is impossible gets the
 //! core's validation message ([`Topology::build`]), placed beside the field it names.
 
+use schedlab_core::cpufreq::CpufreqDriverSpec;
 use schedlab_core::experiment::MachineRef;
 use schedlab_core::hwp::HwpSpec;
 use schedlab_core::power::PowerSpec;
@@ -61,6 +62,9 @@ pub struct ClusterForm {
     /// The HWP model's parameters, carried through as loaded (not a form field).
     #[serde(default)]
     pub hwp: HwpSpec,
+    /// The cpufreq driver's figures, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub cpufreq_driver: CpufreqDriverSpec,
 }
 
 /// The machine as typed.
@@ -121,6 +125,7 @@ impl ClusterForm {
                 .map(u64::to_string)
                 .collect(),
             hwp: c.hwp,
+            cpufreq_driver: c.cpufreq_driver.clone(),
         }
     }
 
@@ -197,6 +202,7 @@ impl ClusterForm {
                 idle_uw: power[4],
             },
             hwp: self.hwp,
+            cpufreq_driver: self.cpufreq_driver.clone(),
         })
     }
 }
