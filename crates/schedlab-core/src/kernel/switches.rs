@@ -519,7 +519,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
     SwitchDoc {
         key: "intel_cpufreq_hwp",
         function: "intel_cpufreq_cpu_init(): INTEL_CPUFREQ_TRANSITION_DELAY_HWP",
-        versions: "v5.9+ (passive mode with HWP enabled); before, passive mode runs without HWP",
+        versions: "v5.9+ (passive mode with HWP enabled; read: absent in v5.6.4, in v5.10.13 and v6.8); before, passive mode runs without HWP",
         meaning: "intel_cpufreq's transition delay is its HWP one (5 ms, not 500 us)",
         eras: &[("v4.7", "false"), ("v5.9", "true")],
     },

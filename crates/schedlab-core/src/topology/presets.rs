@@ -95,7 +95,8 @@ fn cpufreq_dt_hi3660() -> CpufreqDriverSpec {
     }
 }
 
-/// scpi-cpufreq on Juno r2 (arm_big_little with the SCPI ops in v4.9, scpi-cpufreq.c from v4.15):
+/// scpi-cpufreq on Juno r2 (arm_big_little with the SCPI ops in v4.9.115 and v4.14.4, a driver of
+/// its own in v4.16.13):
 /// the latency is the SCP firmware's DVFS domain info (`scpi_dvfs_get_info()`, "uS to nS"), which
 /// neither the kernel nor the DT holds. **[assumed]** 1200 us, the Juno DVFS `latency` of Arm's
 /// open SCP-firmware (its SCMI successor; later versions say 1450 us). Any value of 10 us or more
