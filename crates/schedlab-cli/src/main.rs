@@ -237,7 +237,11 @@ fn run(cmd: Command) -> Result<String, Error> {
             Ok(if json {
                 format!("{}\n", serde_json::to_string_pretty(&view).unwrap())
             } else {
-                view.to_text()
+                format!(
+                    "{}{}",
+                    view.to_text(),
+                    schedlab_core::cpufreq::rate_limits_text(&topo, &config)
+                )
             })
         }
         Command::Reproduce { scenario, opts } => {

@@ -44,14 +44,20 @@
 //! held back, and every turbo re-cap is a [`Decision::Freq`] in the decision log.
 //!
 //! Simplifications: frequency changes take effect at once (no transition latency); no uclamp; no
-//! v4.9-v4.17 skip of CPUs idle for a tick in `sugov_next_freq_shared()`; the rate limit is the
-//! baseline's `schedutil_rate_limit_us` for every driver of the era.
+//! v4.9-v4.17 skip of CPUs idle for a tick in `sugov_next_freq_shared()`.
+//!
+//! The rate limit of each policy is `sugov_init()`'s, from the cluster's driver figures and the
+//! era's rule ([`driver`]), unless the scenario writes the sysfs `rate_limit_us`.
 
+mod driver;
 mod freq_tick;
 mod iowait;
 #[cfg(test)]
 mod tests_policy;
+#[cfg(test)]
+mod tests_rate_limit;
 
+pub use driver::{rate_limits_text, CpufreqDriverSpec, CPUFREQ_ETERNAL, LATENCY_MULTIPLIER};
 pub use freq_tick::FreqTick;
 pub use iowait::{SugovCpu, IOWAIT_BOOST_MIN, SCHED_CPUFREQ_IOWAIT};
 
@@ -268,8 +274,7 @@ impl World {
         self.sugov_iowait_boost(cpu, flags);
         self.sg_cpu[cpu].last_update = now;
         let policy = &self.policies[p];
-        let rate_limit = self.config.schedutil_rate_limit_us * 1000;
-        if policy.rate_limited && now < policy.last_update + rate_limit {
+        if policy.rate_limited && now < policy.last_update + policy.freq_update_delay_ns {
             if self.log.is_some() {
                 let (util, max, _) = self.sugov_policy_util(p, false);
                 let (reference, f) = self.sugov_next_freq(p, util, max);
@@ -455,7 +460,7 @@ mod tests {
         // The rate limit holds the next request back.
         w.rqs[4].avg.util_avg = 1000;
         assert!(w.cpufreq_update(4, 0).is_none());
-        w.now += w.config.schedutil_rate_limit_us * 1000;
+        w.now += w.policies[1].freq_update_delay_ns;
         w.cpufreq_update(4, 0);
         assert_eq!(w.clocks[1].cur_khz, 2_362_000);
     }
@@ -521,7 +526,7 @@ mod tests {
         // hikey960 A73 policy: util 400 -> OPP 1421 MHz at t = 0.
         for (baseline, acted) in [("v4.16", true), ("v6.8", true), ("v4.9", false)] {
             let mut w = world_of(baseline, "hikey960", Governor::Schedutil, true);
-            let limit = w.config.schedutil_rate_limit_us * 1000;
+            let limit = w.policies[1].freq_update_delay_ns;
             w.rqs[4].avg.util_avg = 400;
             assert!(w.cpufreq_update(4, 0).is_some());
             // 1.2 limits later, an evaluation that asks for the same frequency.

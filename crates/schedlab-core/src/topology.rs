@@ -6,6 +6,7 @@
 
 pub mod presets;
 
+use crate::cpufreq::CpufreqDriverSpec;
 use crate::cpumask::{CpuMask, MAX_CPUS};
 use crate::error::{Error, Result};
 use crate::hwp::HwpSpec;
@@ -99,6 +100,11 @@ pub struct ClusterSpec {
     /// Power model of each core (see [`crate::power`]).
     #[serde(default)]
     pub power: PowerSpec,
+    /// The cpufreq driver's transition latency and delay, from which schedutil's `sugov_init()`
+    /// derives each policy's rate limit (see [`CpufreqDriverSpec`]). Default: a driver that
+    /// reports neither (the kernel then uses 1000 us).
+    #[serde(default, skip_serializing_if = "CpufreqDriverSpec::is_default")]
+    pub cpufreq_driver: CpufreqDriverSpec,
     /// The HWP hardware's autonomous algorithm (see [`crate::hwp`]; all **[assumed]**), used by
     /// the `hwp` governor.
     #[serde(default, skip_serializing_if = "HwpSpec::is_default")]
@@ -198,6 +204,8 @@ pub struct CpufreqPolicy {
     pub clock: usize,
     /// `policy->cur` at boot, kHz (see [`ClusterSpec::policy_starts_at_min`]).
     pub init_khz: u32,
+    /// The cluster's cpufreq driver figures ([`ClusterSpec::cpufreq_driver`]).
+    pub driver: CpufreqDriverSpec,
 }
 
 /// A validated machine.
@@ -599,6 +607,7 @@ fn build_policies(
                 cpus: mask,
                 clock: d,
                 init_khz,
+                driver: cl.cpufreq_driver.clone(),
             });
         }
     }

@@ -88,7 +88,9 @@ impl KernelConfig {
             last_buddy: true,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
-            schedutil_rate_limit_us: 10_000,
+            schedutil_rate_limit_us: None,
+            schedutil_transition_delay: TransitionDelay::DriverDelayCapped,
+            intel_cpufreq_hwp: false,
             schedutil_rate_limit_on_change: true,
             schedutil_util_headroom: false,
             schedutil_busy_hold: true,
@@ -150,7 +152,8 @@ impl KernelConfig {
             nohz_kick: NohzKick::BalancerKick,
             busy_factor: 16,
             imbalance_pct_die: 117,
-            schedutil_rate_limit_us: 1_000,
+            // intel_cpufreq keeps HWP on (v5.9+): its transition delay is 5 ms.
+            intel_cpufreq_hwp: true,
             schedutil_util_headroom: true,
             // v5.2+: sugov_iowait_boost() in utilization from IOWAIT_BOOST_MIN.
             schedutil_iowait_boost: IowaitBoost::DoublingUtil,
@@ -189,6 +192,8 @@ impl KernelConfig {
             schedutil_iowait_boost: IowaitBoost::MaxFreq,
             lb_legacy: LegacyLb::v4_9(),
             schedutil_rate_limit_on_change: false,
+            // sugov_init(): LATENCY_MULTIPLIER x transition latency, no transition_delay_us.
+            schedutil_transition_delay: TransitionDelay::LatencyMultiplier,
             pelt_update: PeltUpdate::Segments,
             // sd_init() sets SD_PREFER_SIBLING on SMT and the "else" (DIE) levels, not the LLC
             // (through v4.14; v4.16 has it on the LLC too).
@@ -248,7 +253,8 @@ impl KernelConfig {
     ///
     /// `frequency_invariance` stays on as arm64 has it; x86 has none before v5.7, so E2's variants
     /// turn it off and its third variant applies `x86-freq-invariance`. schedutil's rate limit is
-    /// intel_pstate's (passive mode) `transition_delay_us` of 500 us (v5.2 intel_pstate.c).
+    /// computed per policy from the driver (`cpufreq_policy_transition_delay_us()`): on Cascade Lake
+    /// intel_cpufreq's `transition_delay_us` of 500 us (v5.2 intel_pstate.c).
     pub fn v5_2() -> KernelConfig {
         KernelConfig {
             label: "v5.2".into(),
@@ -256,7 +262,6 @@ impl KernelConfig {
             asym_cpucapacity_detection: true,
             misfit: true,
             smt_domain: SmtDomainSpan::SharingGroup,
-            schedutil_rate_limit_us: 500,
             // sugov_iowait_boost() in utilization from IOWAIT_BOOST_MIN.
             schedutil_iowait_boost: IowaitBoost::DoublingUtil,
             // The pre-rework balancer with its v5.1-v5.2 rules (read in v5.2.1), and v5.1's
@@ -308,7 +313,8 @@ impl KernelConfig {
             update_newidle_cost: false,
             update_avg_div: false,
             nohz_stats: NohzStats::Kick,
-            schedutil_rate_limit_us: 500,
+            // intel_cpufreq turns HWP off (passive mode with HWP came in v5.9).
+            intel_cpufreq_hwp: false,
             wake_cap: true,
             balance_wake_on_asym: true,
             wake_cap_asym_gate: true,

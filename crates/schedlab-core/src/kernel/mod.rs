@@ -224,6 +224,27 @@ pub enum IowaitBoost {
     DoublingUtil,
 }
 
+/// How `sugov_init()` derives schedutil's default `rate_limit_us` for a policy from its cpufreq
+/// driver's figures (`policy->cpuinfo.transition_latency` in ns, `policy->transition_delay_us`).
+/// The latency is truncated to whole microseconds first (`/ NSEC_PER_USEC`), and the product is
+/// `unsigned int` arithmetic in every era.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TransitionDelay {
+    /// v4.7-v4.11 `sugov_init()` (read in v4.9.115, v4.10.17, v4.11): `LATENCY_MULTIPLIER` (1000)
+    /// x the latency in us, or 1000 us when it is 0; the field `transition_delay_us` does not
+    /// exist yet, and nothing caps the product.
+    LatencyMultiplier,
+    /// v4.12-v4.14 `sugov_init()` (read in v4.12, v4.14.4): the driver's `transition_delay_us`
+    /// when it sets one, else as `latency_multiplier`, uncapped.
+    DriverDelay,
+    /// v4.15-v6.8 `cpufreq_policy_transition_delay_us()` (read in v4.16.13, v5.2.1, v6.8): the
+    /// driver's `transition_delay_us` when set, else min(1000 x latency in us, 10 000 us), else
+    /// (latency 0) 1000 us. v6.9 lowers the cap to 2 ms and later kernels drop the multiplier:
+    /// not modelled, no baseline is that new.
+    DriverDelayCapped,
+}
+
 /// What lets `newidle_balance()` start at all, besides `rd->overload`.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -656,8 +677,24 @@ pub struct KernelConfig {
     pub task_hot_smt_cold: bool,
     /// `sysctl_sched_migration_cost`: a task that ran more recently than this is cache hot (0.5 ms).
     pub sched_migration_cost_ns: u64,
-    /// schedutil's `rate_limit_us` between frequency updates of a policy.
-    pub schedutil_rate_limit_us: u64,
+    /// The sysfs tunable `schedutil/rate_limit_us` (`rate_limit_us_store()`), written after
+    /// boot: the shortest time between two frequency changes of every policy. None (the default):
+    /// each policy keeps what `sugov_init()` gave it from its driver
+    /// (`schedutil_transition_delay`).
+    #[serde(default)]
+    pub schedutil_rate_limit_us: Option<u64>,
+    /// How `sugov_init()` computes a policy's default `rate_limit_us` from its cpufreq driver's
+    /// transition latency and delay (see [`TransitionDelay`]; the driver figures are machine data,
+    /// [`crate::topology::CpufreqDriverSpec`]).
+    #[serde(default = "transition_delay_default")]
+    pub schedutil_transition_delay: TransitionDelay,
+    /// intel_cpufreq (intel_pstate passive) keeps HWP on where the CPU has it and then sets
+    /// `policy->transition_delay_us = INTEL_CPUFREQ_TRANSITION_DELAY_HWP` (5000 us) instead of
+    /// `INTEL_CPUFREQ_TRANSITION_DELAY` (500 us) in `intel_cpufreq_cpu_init()` (v5.9+, "Use passive
+    /// mode with HWP enabled"; read: absent in v5.6.4, present in v5.10.13 and v6.8). Off: passive
+    /// mode runs without HWP. Only a driver with a `transition_delay_hwp_us` is affected.
+    #[serde(default = "intel_cpufreq_hwp_default")]
+    pub intel_cpufreq_hwp: bool,
     /// schedutil restarts the rate-limit clock (`last_freq_update_time`) only when the requested
     /// frequency changes (`sugov_update_commit()` v4.16, `sugov_update_next_freq()` v5.6/v6.8),
     /// so a utilization change right after an unchanged evaluation is acted on at once. Off: every
@@ -696,6 +733,14 @@ pub struct KernelConfig {
 
 fn iowait_boost_default() -> IowaitBoost {
     IowaitBoost::DoublingUtil
+}
+
+fn transition_delay_default() -> TransitionDelay {
+    TransitionDelay::DriverDelayCapped
+}
+
+fn intel_cpufreq_hwp_default() -> bool {
+    true
 }
 
 impl KernelConfig {
@@ -741,7 +786,10 @@ impl KernelConfig {
                 "newidle_lb_cost_base_ns and newidle_lb_cost_per_cpu_ns must be at most 1 s".into(),
             ));
         }
-        if self.sched_migration_cost_ns > 1_000_000_000 || self.schedutil_rate_limit_us > 1_000_000
+        if self.sched_migration_cost_ns > 1_000_000_000
+            || self
+                .schedutil_rate_limit_us
+                .is_some_and(|us| us > 1_000_000)
         {
             return Err(Error::Config(
                 "sched_migration_cost_ns and schedutil_rate_limit_us must be at most 1 s".into(),

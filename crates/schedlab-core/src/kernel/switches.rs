@@ -504,10 +504,24 @@ pub const SWITCHES: &[SwitchDoc] = &[
     },
     SwitchDoc {
         key: "schedutil_rate_limit_us",
-        function: "sugov rate_limit_us (cpufreq_policy_transition_delay_us())",
-        versions: "driver-dependent: transition latency, intel_pstate 500 us",
-        meaning: "the shortest time between two frequency updates of a policy",
+        function: "sysfs schedutil/rate_limit_us (rate_limit_us_store())",
+        versions: "tunable; null: each policy keeps sugov_init()'s value from its driver",
+        meaning: "an override of the shortest time between two frequency updates of a policy",
         eras: &[],
+    },
+    SwitchDoc {
+        key: "schedutil_transition_delay",
+        function: "sugov_init() rate_limit_us; cpufreq_policy_transition_delay_us()",
+        versions: "1000 x latency_us v4.7-v4.11; driver's transition_delay_us first v4.12-v4.14; capped at 10 ms v4.15-v6.8 (2 ms cap v6.9+ not modelled)",
+        meaning: "how a policy's default rate limit follows from its driver's latency and delay",
+        eras: &[("v4.7", "\"latency_multiplier\""), ("v4.12", "\"driver_delay\""), ("v4.15", "\"driver_delay_capped\"")],
+    },
+    SwitchDoc {
+        key: "intel_cpufreq_hwp",
+        function: "intel_cpufreq_cpu_init(): INTEL_CPUFREQ_TRANSITION_DELAY_HWP",
+        versions: "v5.9+ (passive mode with HWP enabled; read: absent in v5.6.4, in v5.10.13 and v6.8); before, passive mode runs without HWP",
+        meaning: "intel_cpufreq's transition delay is its HWP one (5 ms, not 500 us)",
+        eras: &[("v4.7", "false"), ("v5.9", "true")],
     },
     SwitchDoc {
         key: "schedutil_rate_limit_on_change",

@@ -230,6 +230,9 @@ pub struct Policy {
     pub rate_limited: bool,
     /// `sg_cpu->saved_idle_calls` for the busy hold of single-CPU policies.
     pub idle_calls: u64,
+    /// `sg_policy->freq_update_delay_ns`: schedutil's rate limit, from the driver at
+    /// `sugov_init()` or the sysfs override ([`crate::cpufreq::CpufreqDriverSpec`]).
+    pub freq_update_delay_ns: Nanos,
 }
 
 /// The simulated machine and everything on it.
@@ -344,6 +347,7 @@ impl World {
                 updated_once: false,
                 rate_limited: false,
                 idle_calls: 0,
+                freq_update_delay_ns: p.driver.freq_update_delay_ns(&config),
             })
             .collect();
         // Before any governor ran: the highest boot request of the clock's policies, uncapped

@@ -4,6 +4,7 @@
 //! fields a user can change.
 
 use super::{ClusterSpec, FreqDomainSpan, LlcSpan, MachineSpec, TurboBin};
+use crate::cpufreq::CpufreqDriverSpec;
 use crate::error::{Error, Result};
 use crate::hwp::HwpSpec;
 use crate::power::PowerSpec;
@@ -79,7 +80,45 @@ fn cluster(
         cpufreq_policy: None,
         policy_starts_at_min: false,
         power,
+        cpufreq_driver: CpufreqDriverSpec::default(),
         hwp: HwpSpec::default(),
+    }
+}
+
+/// cpufreq-dt on HiKey960: `dev_pm_opp_get_max_transition_latency()` = the OPP tables'
+/// `clock-latency-ns` of 300 000 (every OPP of both clusters, hi3660.dtsi in v5.2.1 and v6.8) plus
+/// no voltage latency (the CPU nodes have no `cpu-supply`: the stub clock's firmware sets the
+/// voltage). No `transition_delay_us`.
+fn cpufreq_dt_hi3660() -> CpufreqDriverSpec {
+    CpufreqDriverSpec {
+        name: "cpufreq-dt".into(),
+        transition_latency_ns: 300_000,
+        ..CpufreqDriverSpec::default()
+    }
+}
+
+/// scpi-cpufreq on Juno r2 (arm_big_little with the SCPI ops in v4.9.115 and v4.14.4, a driver of
+/// its own in v4.16.13):
+/// the latency is the SCP firmware's DVFS domain info (`scpi_dvfs_get_info()`, "uS to nS"), which
+/// neither the kernel nor the DT holds. **[assumed]** 1200 us, the Juno DVFS `latency` of Arm's
+/// open SCP-firmware (its SCMI successor; later versions say 1450 us). Any value of 10 us or more
+/// gives the same 10 ms from v4.15. No `transition_delay_us`.
+fn scpi_cpufreq_juno() -> CpufreqDriverSpec {
+    CpufreqDriverSpec {
+        name: "scpi-cpufreq".into(),
+        transition_latency_ns: 1_200_000,
+        ..CpufreqDriverSpec::default()
+    }
+}
+
+/// vexpress-spc-cpufreq on TC2: `ve_spc_get_transition_latency()` returns 1 ms (v4.9.115, v5.2.1;
+/// v6.8 sets `cpuinfo.transition_latency = 1000000` itself, arm_big_little.c being merged in). No
+/// `transition_delay_us`.
+fn vexpress_spc() -> CpufreqDriverSpec {
+    CpufreqDriverSpec {
+        name: "vexpress-spc".into(),
+        transition_latency_ns: 1_000_000,
+        ..CpufreqDriverSpec::default()
     }
 }
 
@@ -96,86 +135,103 @@ const XEON_HWP: HwpSpec = HwpSpec {
 /// hi3660.dtsi (v6.8): A53 capacity-dmips-mhz 592, A73 1024; capacities 462/1024 after
 /// `topology_normalize_cpu_scale()` with max OPPs 1844 and 2362 MHz.
 fn hikey960(llc: LlcSpan) -> MachineSpec {
-    MachineSpec {
-        name: "hikey960".into(),
-        description: SUMMARIES[0].into(),
-        llc,
-        clusters: vec![
-            cluster(
-                "A53",
-                "Cortex-A53",
-                vec![0, 1, 2, 3],
-                462,
-                &[533, 999, 1402, 1709, 1844],
-                power::hikey960_a53(),
-            ),
-            cluster(
-                "A73",
-                "Cortex-A73",
-                vec![4, 5, 6, 7],
-                1024,
-                &[903, 1421, 1805, 2112, 2362],
-                power::hikey960_a73(),
-            ),
-        ],
+    with_driver(
+        cpufreq_dt_hi3660(),
+        MachineSpec {
+            name: "hikey960".into(),
+            description: SUMMARIES[0].into(),
+            llc,
+            clusters: vec![
+                cluster(
+                    "A53",
+                    "Cortex-A53",
+                    vec![0, 1, 2, 3],
+                    462,
+                    &[533, 999, 1402, 1709, 1844],
+                    power::hikey960_a53(),
+                ),
+                cluster(
+                    "A73",
+                    "Cortex-A73",
+                    vec![4, 5, 6, 7],
+                    1024,
+                    &[903, 1421, 1805, 2112, 2362],
+                    power::hikey960_a73(),
+                ),
+            ],
+        },
+    )
+}
+
+/// Every cluster of `m` runs `driver`.
+fn with_driver(driver: CpufreqDriverSpec, mut m: MachineSpec) -> MachineSpec {
+    for c in &mut m.clusters {
+        c.cpufreq_driver = driver.clone();
     }
+    m
 }
 
 /// juno-r2.dts: A72 1024, A53 485 dmips/MHz; Linux capacities 1024/383. OPP tables come from SCP
 /// firmware: *assumed* 450/800/950 MHz (A53) and 600/1000/1200 MHz (A72), maxima inferred from
 /// 383 = 485 x 950 / 1200.
 fn juno_r2() -> MachineSpec {
-    MachineSpec {
-        name: "juno-r2".into(),
-        description: SUMMARIES[2].into(),
-        llc: LlcSpan::Cluster,
-        clusters: vec![
-            cluster(
-                "A53",
-                "Cortex-A53",
-                vec![0, 3, 4, 5],
-                383,
-                &[450, 800, 950],
-                power::juno_a53(),
-            ),
-            cluster(
-                "A72",
-                "Cortex-A72",
-                vec![1, 2],
-                1024,
-                &[600, 1000, 1200],
-                power::juno_a72(),
-            ),
-        ],
-    }
+    with_driver(
+        scpi_cpufreq_juno(),
+        MachineSpec {
+            name: "juno-r2".into(),
+            description: SUMMARIES[2].into(),
+            llc: LlcSpan::Cluster,
+            clusters: vec![
+                cluster(
+                    "A53",
+                    "Cortex-A53",
+                    vec![0, 3, 4, 5],
+                    383,
+                    &[450, 800, 950],
+                    power::juno_a53(),
+                ),
+                cluster(
+                    "A72",
+                    "Cortex-A72",
+                    vec![1, 2],
+                    1024,
+                    &[600, 1000, 1200],
+                    power::juno_a72(),
+                ),
+            ],
+        },
+    )
 }
 
 /// vexpress-v2p-ca15_a7: A15 1024, A7 516 dmips/MHz; little capacity 430 = 516 x 1000 / 1200.
 /// OPPs *assumed* (SPC firmware): A15 500-1200 MHz, A7 350-1000 MHz.
 fn tc2() -> MachineSpec {
-    MachineSpec {
-        name: "tc2".into(),
-        description: SUMMARIES[3].into(),
-        llc: LlcSpan::Cluster,
-        clusters: vec![
-            cluster(
-                "A15",
-                "Cortex-A15",
-                vec![0, 1],
-                1024,
-                &[500, 600, 700, 800, 900, 1000, 1100, 1200],
-                power::tc2_a15(),
-            ),
-            cluster(
-                "A7",
-                "Cortex-A7",
-                vec![2, 3, 4],
-                430,
-                &[350, 400, 500, 600, 700, 800, 900, 1000],
-                power::tc2_a7(),
-            ),
-        ],
-    }
+    with_driver(
+        vexpress_spc(),
+        MachineSpec {
+            name: "tc2".into(),
+            description: SUMMARIES[3].into(),
+            llc: LlcSpan::Cluster,
+            clusters: vec![
+                cluster(
+                    "A15",
+                    "Cortex-A15",
+                    vec![0, 1],
+                    1024,
+                    &[500, 600, 700, 800, 900, 1000, 1100, 1200],
+                    power::tc2_a15(),
+                ),
+                cluster(
+                    "A7",
+                    "Cortex-A7",
+                    vec![2, 3, 4],
+                    430,
+                    &[350, 400, 500, 600, 700, 800, 900, 1000],
+                    power::tc2_a7(),
+                ),
+            ],
+        },
+    )
 }
 
 /// POWER9 SMT8 big cores. Thread groups as `ibm,thread-groups` describes them (parse_thread_groups(),
@@ -202,6 +258,12 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
             cpufreq_policy: None,
             policy_starts_at_min: false,
             power: power::power9_core(),
+            // powernv-cpufreq sets no transition latency or delay (v4.9.115 and v6.8
+            // powernv_cpufreq_cpu_init()): schedutil gets LATENCY_MULTIPLIER, 1000 us.
+            cpufreq_driver: CpufreqDriverSpec {
+                name: "powernv-cpufreq".into(),
+                ..CpufreqDriverSpec::default()
+            },
             hwp: HwpSpec::default(),
         }],
     }
@@ -250,7 +312,23 @@ fn x86_package(
         cpufreq_policy: Some(FreqDomainSpan::Cpu),
         policy_starts_at_min: true,
         power: PowerSpec::default(),
+        // Skylake and later have HWP; ivb_ep() replaces it.
+        cpufreq_driver: intel_cpufreq(true),
         hwp: XEON_HWP,
+    }
+}
+
+/// intel_cpufreq (intel_pstate in passive mode, the driver schedutil runs on): `cpuinfo.
+/// transition_latency` = `INTEL_CPUFREQ_TRANSITION_LATENCY` (20 000 ns, v4.10+) and
+/// `transition_delay_us` = `INTEL_CPUFREQ_TRANSITION_DELAY` (500 us, v4.12+; read in v4.12,
+/// v5.2.1, v6.8 `intel_cpufreq_cpu_init()`), or `INTEL_CPUFREQ_TRANSITION_DELAY_HWP` (5000 us,
+/// v5.9+) when the CPU has HWP (Skylake and later, not Ivy Bridge).
+fn intel_cpufreq(hwp_capable: bool) -> CpufreqDriverSpec {
+    CpufreqDriverSpec {
+        name: "intel_cpufreq".into(),
+        transition_latency_ns: 20_000,
+        transition_delay_us: 500,
+        transition_delay_hwp_us: if hwp_capable { 5_000 } else { 0 },
     }
 }
 
@@ -340,6 +418,8 @@ fn ivb_ep() -> MachineSpec {
                     turbo.clone(),
                 );
                 c.power = power::ivb_ep_core();
+                // Ivy Bridge has no HWP.
+                c.cpufreq_driver = intel_cpufreq(false);
                 c
             })
             .collect(),

@@ -6,6 +6,7 @@
 //! A field that does not parse gets its own message; a spec that parses but is impossible gets the
 //! core's validation message ([`Topology::build`]), placed beside the field it names.
 
+use schedlab_core::cpufreq::CpufreqDriverSpec;
 use schedlab_core::experiment::MachineRef;
 use schedlab_core::hwp::HwpSpec;
 use schedlab_core::power::PowerSpec;
@@ -65,6 +66,9 @@ pub struct ClusterForm {
     /// as the spec had them.
     #[serde(default)]
     pub power_rest: PowerSpec,
+    /// The cpufreq driver's figures, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub cpufreq_driver: CpufreqDriverSpec,
 }
 
 /// The machine as typed.
@@ -126,6 +130,7 @@ impl ClusterForm {
                 .collect(),
             hwp: c.hwp,
             power_rest: p.clone(),
+            cpufreq_driver: c.cpufreq_driver.clone(),
         }
     }
 
@@ -203,6 +208,7 @@ impl ClusterForm {
                 ..self.power_rest.clone()
             },
             hwp: self.hwp,
+            cpufreq_driver: self.cpufreq_driver.clone(),
         })
     }
 }
