@@ -21,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
         title: String::new(),
         description: String::new(),
         machine: MachineRef::Preset("tc2".into()),
-        workload: WorkloadSpec::RtApp(RtApp { json: text.into(), speed: Default::default() }),
+        workload: WorkloadSpec::RtApp(RtApp {
+            json: text.into(),
+            speed: Default::default(),
+        }),
         sweep: None,
         variants: vec![VariantSpec {
             name: "v6.8".into(),
