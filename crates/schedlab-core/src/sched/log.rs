@@ -64,11 +64,11 @@ pub struct FreqDecision {
     /// The CPU whose update ran the governor (the clock's first CPU for a turbo cap).
     pub cpu: usize,
     /// The utilization and capacity the request was computed from (after the iowait boost;
-    /// schedutil only, else 0).
+    /// schedutil); for HWP, the core's activity in 1/1024 and 1024; else 0.
     pub util: u64,
     pub max: u64,
     /// The reference frequency, kHz: `policy->cpuinfo.max_freq` with frequency invariance,
-    /// `policy->cur` without (schedutil only, else 0).
+    /// `policy->cur` without (schedutil); HWP max for HWP; else 0.
     pub ref_khz: u32,
     /// What the policy asks for (or, held back, would have asked for), kHz.
     pub req_khz: u32,
@@ -330,7 +330,15 @@ impl Decision {
                     f.policy,
                     f.why.name()
                 );
-                if f.max > 0 {
+                if matches!(f.why, FreqWhy::HwpRamp | FreqWhy::HwpBoost) {
+                    // The HWP model's inputs: the core's activity and HWP max.
+                    s.push_str(&format!(
+                        "core activity {}/{} max {} MHz, ",
+                        f.util,
+                        f.max,
+                        mhz(f.ref_khz)
+                    ));
+                } else if f.max > 0 {
                     s.push_str(&format!(
                         "util {}/{} ref {} MHz, ",
                         f.util,
