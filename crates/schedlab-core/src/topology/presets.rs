@@ -59,8 +59,8 @@ pub const SUMMARIES: &[&str] = &[
 ///   boost 3.55 GHz, 360 W; 9554: base 3.1, max and all-core boost 3.75 GHz, 360 W); Linux CPU
 ///   numbering of x86 (thread t of core c of socket p is `t * cores_total + p * cores + c`);
 ///   one LLC per CCX (`cpu_coregroup_mask()` = `cpu_llc_shared_mask()`), a NUMA node per socket.
-/// - `tensor-g1`: arch/arm64/boot/dts/exynos/google/gs101.dtsi (mainline, v6.9+; not in the
-///   v6.8 tree): capacity-dmips-mhz 250/620/1024, dynamic-power-coefficient 70/284/650, the
+/// - `tensor-g1`: arch/arm64/boot/dts/exynos/google/gs101.dtsi (today's mainline; the OPP
+///   tables came after the initial gs101 support): capacity-dmips-mhz 250/620/1024, dynamic-power-coefficient 70/284/650, the
 ///   three `opp-shared` OPP tables with their `opp-microvolt`, `clock-latency-ns` 500000, and
 ///   the `c2` idle state of each core type; capacities by `topology_normalize_cpu_scale()`
 ///   (250 x 1803 and 620 x 2253 against 1024 x 2802 MHz: 160 and 498).
