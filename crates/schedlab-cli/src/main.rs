@@ -289,7 +289,7 @@ fn run(cmd: Command) -> Result<String, Error> {
             // A machine preset prints as the MachineSpec a scenario's "machine" can hold.
             Err(e) => match topology::presets::preset(&scenario) {
                 Ok(m) => Ok(format!("{}\n", serde_json::to_string_pretty(&m).unwrap())),
-                Err(_) => Err(e.into()),
+                Err(_) => Err(e),
             },
         },
         Command::Bench {
