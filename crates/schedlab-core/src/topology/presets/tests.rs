@@ -183,3 +183,21 @@ fn tensor_g1_capacities_come_from_the_device_tree_and_mc_is_asymmetric() {
         235 + 220
     );
 }
+
+#[test]
+fn an_itmt_priority_out_of_range_is_an_error() {
+    let mut spec = preset("alderlake-12900k").unwrap();
+    spec.clusters[0].itmt_prio = Some(2_000_000);
+    assert!(
+        matches!(Topology::build(&spec), Err(crate::error::Error::Topology(m)) if m.contains("itmt_prio"))
+    );
+    // 257 threads with explicit, far-apart ids are still too many.
+    let mut spec = preset("epyc-9554-2s").unwrap();
+    spec.clusters[0].cores = 9;
+    spec.clusters[0]
+        .cpu_ids
+        .as_mut()
+        .unwrap()
+        .extend([256usize, 257]);
+    assert!(Topology::build(&spec).is_err());
+}
