@@ -271,3 +271,24 @@ fn eas_is_enabled_only_where_the_kernel_enables_it() {
         Some(EasOff::NotAsymmetric { .. })
     ));
 }
+
+/// Where the energy estimate puts the DVFS headroom. A 493-util task asleep on CPU4 wakes (it
+/// does not fit a little CPU: 493 * 1280 > 462 * 1024; CPU5-7 have no more spare than prev, so
+/// prev is the only candidate). v5.6 (on the frequency): (2362000 + 590500) * 493 / 1024 =
+/// 1421474 kHz -> 1805 MHz, prev_delta 1052 * 493 / 1024 = 506. With v5.14+'s form (on the
+/// utilization, as v6.7 has it, here on v5.6's mW model): 493 + 123 = 616, 2362000 * 616 / 1024
+/// = 1420906 -> 1421 MHz, 831 * 493 / 1024 = 400.
+#[test]
+fn em_headroom_on_the_frequency_or_the_utilization() {
+    let prev_delta = |headroom_on_util: Option<bool>| {
+        let mut w = hikey("v5.6");
+        if let Some(h) = headroom_on_util {
+            w.config.em_util_headroom = h;
+        }
+        let p = sleeper(&mut w, 4, 493);
+        assert_eq!(wake(&mut w, p, 4).0, 4);
+        last_eas(&w).pds[1].prev
+    };
+    assert_eq!(prev_delta(None), Some(506));
+    assert_eq!(prev_delta(Some(true)), Some(400));
+}
