@@ -30,6 +30,8 @@ enum ExplainKind {
     Balance,
     Quiet,
     Freq,
+    /// Wake-ups placed by find_energy_efficient_cpu().
+    Eas,
 }
 
 impl ExplainKind {
@@ -41,6 +43,7 @@ impl ExplainKind {
             ExplainKind::Balance => K::Balance,
             ExplainKind::Quiet => K::Quiet,
             ExplainKind::Freq => K::Freq,
+            ExplainKind::Eas => K::Eas,
         }
     }
 }
@@ -234,14 +237,16 @@ fn run(cmd: Command) -> Result<String, Error> {
             let topo = topology::Topology::build(&topology::presets::preset(&preset)?)?;
             let config =
                 kernel::build_config(&baseline, &patches, None, kernel::Governor::Schedutil)?;
-            let view = SchedDomains::build(&topo, &config)?.view(&topo);
+            let sd = SchedDomains::build(&topo, &config)?;
+            let view = sd.view(&topo);
             Ok(if json {
                 format!("{}\n", serde_json::to_string_pretty(&view).unwrap())
             } else {
                 format!(
-                    "{}{}",
+                    "{}{}{}",
                     view.to_text(),
-                    schedlab_core::cpufreq::rate_limits_text(&topo, &config)
+                    schedlab_core::cpufreq::rate_limits_text(&topo, &config),
+                    schedlab_core::sched::eas::status_text(&topo, &sd, &config)
                 )
             })
         }

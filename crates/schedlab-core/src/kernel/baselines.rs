@@ -99,6 +99,10 @@ impl KernelConfig {
             freq_scale_tick: false,
             hwp_epp: 128,
             hwp_dynamic_boost: false,
+            // No energy model or perf domains before v5.0.
+            eas: Eas::None,
+            em_power_uw: false,
+            em_util_headroom: false,
             governor: Governor::Schedutil,
         }
     }
@@ -159,6 +163,11 @@ impl KernelConfig {
             schedutil_iowait_boost: IowaitBoost::DoublingUtil,
             // intel_pstate's HWP dynamic boost, v4.18+ (still in v6.8).
             hwp_dynamic_boost: true,
+            // v6.0+ feec with struct energy_env and no margin; EM power in uW (v5.19+), the DVFS
+            // headroom on the utilization (v5.14+).
+            eas: Eas::Eenv,
+            em_power_uw: true,
+            em_util_headroom: true,
             ..KernelConfig::v4_16()
         }
     }
@@ -275,6 +284,8 @@ impl KernelConfig {
             post_init_cap: PostInitCap::CpuCapacity,
             // smt_gain was removed in v5.0.
             smt_gain: false,
+            // EAS (v5.0): feec costs each candidate over every perf domain, 6% margin; EM in mW.
+            eas: Eas::TotalEnergy,
             ..KernelConfig::v4_18()
         }
     }
@@ -315,6 +326,11 @@ impl KernelConfig {
             nohz_stats: NohzStats::Kick,
             // intel_cpufreq turns HWP off (passive mode with HWP came in v5.9).
             intel_cpufreq_hwp: false,
+            // v5.4's feec (base energy per perf domain, 6% margin on prev_delta + base); the EM in
+            // mW (before v5.19) with the headroom on the frequency (before v5.14).
+            eas: Eas::BaseEnergy,
+            em_power_uw: false,
+            em_util_headroom: false,
             wake_cap: true,
             balance_wake_on_asym: true,
             wake_cap_asym_gate: true,

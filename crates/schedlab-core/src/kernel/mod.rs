@@ -446,6 +446,37 @@ impl LegacyLb {
     }
 }
 
+/// Energy-aware scheduling as the era's `find_energy_efficient_cpu()` has it (kernel/sched/fair.c),
+/// with `compute_energy()` and the energy model's `em_pd_energy()` / `em_cpu_energy()`
+/// (include/linux/energy_model.h). It acts only where `sched_energy_enabled()` holds (see
+/// [`crate::sched::eas`]: SD_ASYM_CPUCAPACITY, an energy model for every CPU, schedutil, and
+/// `EM_MAX_COMPLEXITY`). Without uclamp in the model, `util_fits_cpu()` (v6.2+) is the plain
+/// `fits_capacity()` test and the `fits` / thermal-capacity ranks of v6.2+ feec are all "fits".
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Eas {
+    /// No EAS (before v5.0: no energy model, no perf domains).
+    #[default]
+    None,
+    /// v5.0-v5.3 (732cd75b8c92): each candidate (prev_cpu and each perf domain's max-spare-capacity
+    /// CPU other than prev) is costed with `compute_energy()` over every perf domain; the winner
+    /// replaces prev only if it saves more than 1/16 of prev's energy
+    /// (`prev_energy - best_energy > prev_energy >> 4`). Overutilized candidates are skipped by
+    /// `cpu_cap * 1024 < util * capacity_margin`.
+    TotalEnergy,
+    /// v5.4-v5.19 (eb92692b2544, "Speed-up energy-aware wake-ups"): energy deltas against each perf
+    /// domain's base energy (without the task); prev_cpu also competes for max spare capacity;
+    /// the margin is `prev_delta - best_delta > (prev_delta + base_energy) >> 4`.
+    BaseEnergy,
+    /// v6.0+ (Vincent Donnefort's feec series): `struct energy_env` with each perf domain's busy time
+    /// computed once without the task (`eenv_pd_busy_time()`, capped at the domain's capacity)
+    /// plus the task's (`eenv_task_busy_time()`), the max utilization per candidate
+    /// (`eenv_pd_max_util()`), the max-spare CPU among the CPUs other than prev evaluated only if
+    /// its spare capacity beats prev's, a reversed ordering (`energy < base`) aborting to prev,
+    /// and no margin: the winner replaces prev when `best_delta < prev_delta`.
+    Eenv,
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -738,6 +769,25 @@ pub struct KernelConfig {
     /// included) with an ACPI server PM profile (`intel_pstate_init_cpu()`), the only HWP machine
     /// modelled, so the era value is on. Off: no hook (before v4.18, or a client profile).
     pub hwp_dynamic_boost: bool,
+    /// Energy-aware scheduling and its `find_energy_efficient_cpu()` form (see [`Eas`]): none before
+    /// v5.0, [`Eas::TotalEnergy`] v5.0-v5.3, [`Eas::BaseEnergy`] v5.4-v5.19, [`Eas::Eenv`] v6.0+.
+    #[serde(default)]
+    pub eas: Eas,
+    /// The energy model's power unit: microwatts (v5.19+, "PM: EM: convert power field to
+    /// micro-Watts precision": `_get_power()` divides `dpc * mV^2 * MHz` by 10^6) or milliwatts
+    /// (v5.1-v5.18 `of_dev_pm_opp_get_cpu_power()` / `_get_cpu_power()`, by 10^9). Each state's
+    /// `cost = power * max_freq / freq` (integer, `em_create_pd()` / `em_compute_costs()`, to v6.8)
+    /// inherits the rounding.
+    #[serde(default)]
+    pub em_power_uw: bool,
+    /// Where the energy estimate puts the 25% DVFS headroom: on the utilization,
+    /// `freq = max_freq * min(util + util/4, cpu_cap) / scale_cpu` (v5.14+ `map_util_perf()` in
+    /// `em_cpu_energy()`, with the thermal `allowed_cpu_cap`; in v6.8 moved into
+    /// `eenv_pd_max_util()` by `sugov_effective_cpu_perf()`, same figure), or on the frequency,
+    /// `freq = (max_freq + max_freq/4) * util / scale_cpu` (v5.0-v5.13 `map_util_freq()` in
+    /// `em_pd_energy()`).
+    #[serde(default)]
+    pub em_util_headroom: bool,
     pub governor: Governor,
 }
 

@@ -566,6 +566,32 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[("v4.7", "false"), ("v4.18", "true")],
     },
     SwitchDoc {
+        key: "eas",
+        function: "find_energy_efficient_cpu(), compute_energy(), sched_energy_enabled()",
+        versions: "v5.0-v5.3 total_energy, v5.4-v5.19 base_energy (eb92692b2544), v6.0+ eenv",
+        meaning: "energy-aware wake-up placement on EAS systems, and its energy comparison rule",
+        eras: &[
+            ("v4.7", "\"none\""),
+            ("v5.0", "\"total_energy\""),
+            ("v5.4", "\"base_energy\""),
+            ("v6.0", "\"eenv\""),
+        ],
+    },
+    SwitchDoc {
+        key: "em_power_uw",
+        function: "_get_power() / of_dev_pm_opp_get_cpu_power(), em_compute_costs()",
+        versions: "v5.19+ (uW; mW v5.1-v5.18)",
+        meaning: "the energy model's power per OPP in uW rather than mW (cost rounding)",
+        eras: &[("v4.7", "false"), ("v5.19", "true")],
+    },
+    SwitchDoc {
+        key: "em_util_headroom",
+        function: "em_cpu_energy() map_util_perf() / em_pd_energy() map_util_freq()",
+        versions: "v5.14+ (on util, capped at cpu capacity; on the frequency v5.0-v5.13)",
+        meaning: "where the energy estimate adds the 25% DVFS headroom when picking the OPP",
+        eras: &[("v4.7", "false"), ("v5.14", "true")],
+    },
+    SwitchDoc {
         key: "governor",
         function: "cpufreq governor (performance, powersave, schedutil, intel_pstate HWP)",
         versions: "the variant's choice",

@@ -7,6 +7,7 @@
 //! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
+pub mod eas;
 pub mod lb_v4;
 pub mod log;
 pub mod rq;
@@ -261,6 +262,15 @@ pub struct World {
     pub now: Nanos,
     /// `rd->overload`.
     pub rd_overload: bool,
+    /// `rd->pd`: the perf domains with their energy models, empty where EAS is off
+    /// ([`eas::build_perf_domains`]).
+    pub pd: Vec<crate::power::em::EmPerfDomain>,
+    /// Why EAS is off, if it is.
+    pub eas_off: Option<eas::EasOff>,
+    /// `rd->overutilized` (EAS systems, v5.0+).
+    pub rd_overutilized: bool,
+    /// The last feec evaluation's figures, for the wake-up's decision (traced runs only).
+    pub eas_log: Option<log::EasLog>,
     /// `nohz.next_balance` in jiffies.
     pub nohz_next_balance: u64,
     /// `nohz.has_blocked`: some tickless idle CPU may have blocked load to decay.
@@ -374,9 +384,13 @@ impl World {
             .map(|d| vec![false; d.groups.len()])
             .collect();
         let min_capacity_orig = topo.capacities().first().copied().unwrap_or(1024) as u64;
-        let arch_capacity = (0..n)
+        let arch_capacity: Vec<u64> = (0..n)
             .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
             .collect();
+        let (pd, eas_off) = match eas::build_perf_domains(&topo, &sd, &config, &arch_capacity) {
+            Ok(pd) => (pd, None),
+            Err(why) => (Vec::new(), Some(why)),
+        };
         let capacity_orig = (0..n)
             .map(|c| crate::domains::capacity_orig(&topo, &config, c))
             .collect();
@@ -434,6 +448,10 @@ impl World {
             freq_pending: None,
             now: 0,
             rd_overload: false,
+            pd,
+            eas_off,
+            rd_overutilized: false,
+            eas_log: None,
             nohz_next_balance: 0,
             nohz_has_blocked: false,
             nohz_next_blocked: 0,
@@ -626,6 +644,8 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 
 #[cfg(test)]
 mod baseline_tests;
+#[cfg(test)]
+mod eas_tests;
 #[cfg(test)]
 mod lb_era_tests;
 #[cfg(test)]

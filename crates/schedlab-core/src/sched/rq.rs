@@ -365,6 +365,10 @@ impl World {
         if prev_nr < 2 && rq.nr_running >= 2 {
             self.rd_overload = true;
         }
+        // enqueue_task_fair(): `if (!task_new) update_overutilized_status(rq)` (v5.0+).
+        if !matches!(how, Enqueue::New) {
+            self.update_overutilized_status(cpu);
+        }
         self.update_min_vruntime(cpu);
         self.update_idle_mask(cpu);
     }
@@ -555,7 +559,7 @@ impl World {
     }
 
     /// `_task_util_est()`: max(ewma, enqueued), or 0 without util_est.
-    fn task_util_est_only(&self, t: TaskId) -> u64 {
+    pub(crate) fn task_util_est_only(&self, t: TaskId) -> u64 {
         if !self.config.util_est {
             return 0;
         }
