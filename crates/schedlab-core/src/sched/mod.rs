@@ -7,6 +7,7 @@
 //! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
+pub mod eevdf;
 pub mod lb_v4;
 pub mod log;
 pub mod rq;
@@ -63,6 +64,13 @@ pub struct Task {
     pub cpu: usize,
     pub weight: u64,
     pub vruntime: u64,
+    /// EEVDF's `se->deadline`: the virtual time its current request (slice) ends (v6.6+).
+    pub deadline: u64,
+    /// EEVDF's `se->vlag`: the lag saved at dequeue (`update_entity_lag()`), or, while the task
+    /// runs, its deadline at the pick (RUN_TO_PARITY's stash in `set_next_entity()`).
+    pub vlag: i64,
+    /// EEVDF's `se->slice`: the request size in wall ns (`sysctl_sched_base_slice`, v6.6+).
+    pub slice: u64,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub exec_start: Nanos,
@@ -110,6 +118,9 @@ impl Task {
             cpu,
             weight: NICE_0_LOAD,
             vruntime: 0,
+            deadline: 0,
+            vlag: 0,
+            slice: 0,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             exec_start: now,
@@ -147,6 +158,11 @@ pub struct Rq {
     /// `cfs_rq->load.weight`.
     pub load_weight: u64,
     pub min_vruntime: u64,
+    /// `cfs_rq->avg_vruntime`: sum over the queued tasks (curr excluded) of
+    /// `(vruntime - min_vruntime) * weight` (v6.6+; kept for every era, it is cheap).
+    pub avg_vruntime: i64,
+    /// `cfs_rq->avg_load`: sum of the queued tasks' weights (curr excluded).
+    pub avg_load: u64,
     /// The cfs_rq's PELT signals.
     pub avg: SchedAvg,
     pub clock_pelt: ClockPelt,
@@ -389,6 +405,8 @@ impl World {
                 nr_running: 0,
                 load_weight: 0,
                 min_vruntime: rq::VRUNTIME_ORIGIN,
+                avg_vruntime: 0,
+                avg_load: 0,
                 avg: SchedAvg::default(),
                 clock_pelt: ClockPelt::default(),
                 // Every CPU has gone idle once since boot (`newidle_balance()` set its stamp):
@@ -626,6 +644,8 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 
 #[cfg(test)]
 mod baseline_tests;
+#[cfg(test)]
+mod eevdf_tests;
 #[cfg(test)]
 mod lb_era_tests;
 #[cfg(test)]
