@@ -90,6 +90,8 @@ impl KernelConfig {
             run_to_parity: false,
             place_lag: false,
             place_deadline_initial: false,
+            custom_slice: false,
+            preempt_short: false,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: None,
@@ -339,6 +341,20 @@ impl KernelConfig {
         }
     }
 
+    /// v6.12 (LTS, November 2024; EEVDF read in the v6.12 fair.c and core.c): v6.8 with per-task
+    /// slices from `sched_attr.sched_runtime` and PREEMPT_SHORT. **Not modelled yet**, and so
+    /// missing from this baseline: DELAY_DEQUEUE (v6.12's default: a sleeping task that is not
+    /// eligible stays queued, "delayed", until it is picked or wakes), and the balancer and
+    /// cpufreq changes between v6.8 and v6.12, which keep their v6.8 values here.
+    pub fn v6_12() -> KernelConfig {
+        KernelConfig {
+            label: "v6.12 (without DELAY_DEQUEUE)".into(),
+            custom_slice: true,
+            preempt_short: true,
+            ..KernelConfig::v6_8()
+        }
+    }
+
     /// v6.6 (October 2023, the first EEVDF release; read: the v6.6 fair.c EEVDF functions, equal
     /// to v6.8's on every rule modelled here, with the `avg_vruntime()` floor-division fix
     /// 650cad561cce of v6.7 that v6.6 stable has): v6.7 with its label. `smt_balance` and
@@ -426,6 +442,12 @@ pub const BASELINES: &[Baseline] = &[
         summary: "EEVDF, capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY, shr_bound migrate_util)",
         stands_for: "v6.8 (read: v6.8.0)",
         config: KernelConfig::v6_8,
+    },
+    Baseline {
+        name: "v6.12",
+        summary: "LTS: EEVDF with per-task slices (sched_runtime) and PREEMPT_SHORT; DELAY_DEQUEUE not modelled",
+        stands_for: "v6.12 (EEVDF read in v6.12 fair.c; the rest as v6.8)",
+        config: KernelConfig::v6_12,
     },
 ];
 

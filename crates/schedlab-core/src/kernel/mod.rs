@@ -708,6 +708,20 @@ pub struct KernelConfig {
     /// halfway through the others' slices. Read only with [`FairPick::Eevdf`].
     #[serde(default)]
     pub place_deadline_initial: bool,
+    /// Per-task slices (v6.12+, 857b158dc5e8 "sched/eevdf: Use sched_attr::sched_runtime to set
+    /// request/slice suggestion"): `__setscheduler_params()` takes a fair task's
+    /// `sched_attr.sched_runtime` as its `se->slice` (`custom_slice`, clamped to 0.1-100 ms), which
+    /// `place_entity()` and `update_deadline()` then keep; before, the field is ignored for
+    /// SCHED_OTHER. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub custom_slice: bool,
+    /// EEVDF's PREEMPT_SHORT feature (v6.12+, 85e511df3cec "sched/eevdf: Allow shorter slices to
+    /// wakeup-preempt", default on): a woken eligible task with a shorter slice than curr cancels
+    /// curr's RUN_TO_PARITY protection (`do_preempt_short()` / `cancel_protect_slice()`), and
+    /// `update_curr()` reschedules an unprotected curr once it is not eligible
+    /// (`did_preempt_short()`). Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub preempt_short: bool,
     /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
     /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
     /// v6.8 fair.c:8813; absent in v4.9 and v5.6).

@@ -517,6 +517,20 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[("v4.7", "false"), ("v6.6", "true")],
     },
     SwitchDoc {
+        key: "custom_slice",
+        function: "__setscheduler_params(): sched_attr.sched_runtime -> se->slice, se->custom_slice",
+        versions: "v6.12+ (857b158dc5e8), EEVDF only",
+        meaning: "a fair task may ask for its own slice (0.1-100 ms); earlier kernels ignore it",
+        eras: &[("v4.7", "false"), ("v6.12", "true")],
+    },
+    SwitchDoc {
+        key: "preempt_short",
+        function: "PREEMPT_SHORT (do_preempt_short(), cancel_protect_slice(), did_preempt_short())",
+        versions: "v6.12+ (85e511df3cec), EEVDF only",
+        meaning: "a woken task with a shorter slice cancels curr's RUN_TO_PARITY protection",
+        eras: &[("v4.7", "false"), ("v6.12", "true")],
+    },
+    SwitchDoc {
         key: "task_hot_smt_cold",
         function: "task_hot(): SMT siblings share cache",
         versions: "v5.10+ (Josh Don); absent in v4.9, v5.6",

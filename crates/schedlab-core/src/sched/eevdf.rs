@@ -25,8 +25,10 @@
 //! - `reweight_entity()` (a nice change of a queued task) re-weights the sums as v6.6 does but
 //!   does not rescale vlag and the deadline as `reweight_eevdf()` (v6.7+) does.
 //! - One cfs_rq per CPU (no task groups), as in the rest of the model.
-//! - Not modelled (listed in the issue, not yet here): DELAY_DEQUEUE (v6.12), per-task slices
-//!   from `sched_attr.sched_runtime` and PREEMPT_SHORT (v6.12), PLACE_REL_DEADLINE (v6.13).
+//! - A custom slice set while the task is queued takes effect at its next deadline or placement
+//!   (`sched_setattr()` re-enqueues it at once, DEQUEUE_SAVE / ENQUEUE_RESTORE).
+//! - Not modelled (listed in the issue, not yet here): DELAY_DEQUEUE (v6.12), PLACE_REL_DEADLINE
+//!   (v6.13) and the later changes to RUN_TO_PARITY's protected slice.
 //!
 //! [`KernelConfig::fair_pick`]: crate::kernel::KernelConfig::fair_pick
 //! [`FairPick::Eevdf`]: crate::kernel::FairPick::Eevdf
@@ -115,12 +117,33 @@ impl World {
         self.tasks[t].vlag = lag.clamp(-limit, limit);
     }
 
-    /// `se->slice`: `sysctl_sched_base_slice` (v6.6+; every task has it until per-task slices).
+    /// `se->slice`: `sysctl_sched_base_slice`, or (v6.12+) the task's custom slice.
     fn task_slice(&self, t: TaskId) -> u64 {
-        match self.tasks[t].slice {
-            0 => self.sched_base_slice(),
-            s => s,
+        if self.tasks[t].custom_slice {
+            return self.tasks[t].slice;
         }
+        self.sched_base_slice()
+    }
+
+    /// `__setscheduler_params()` for a fair task (v6.12+): a non-zero `sched_runtime` is the
+    /// task's slice, clamped to 0.1 ms (HZ=1000 x 10) .. 100 ms (HZ=100 / 10); zero returns it to
+    /// the base slice. Before v6.12 ([`KernelConfig::custom_slice`] off) it is ignored.
+    ///
+    /// [`KernelConfig::custom_slice`]: crate::kernel::KernelConfig::custom_slice
+    pub fn set_custom_slice(&mut self, t: TaskId, sched_runtime: u64) {
+        if !self.config.custom_slice {
+            return;
+        }
+        let base = self.sched_base_slice();
+        let task = &mut self.tasks[t];
+        task.custom_slice = sched_runtime != 0;
+        task.slice = match sched_runtime {
+            0 => base,
+            r => r.clamp(
+                crate::units::NSEC_PER_MSEC / 10,
+                100 * crate::units::NSEC_PER_MSEC,
+            ),
+        };
     }
 
     /// `place_entity()` (v6.6+), at every enqueue (wake-up, migration, new task) and at fork:
@@ -131,7 +154,8 @@ impl World {
     /// task is counted in the queue.
     pub(super) fn place_entity_eevdf(&mut self, cpu: usize, t: TaskId, initial: bool) {
         let vruntime = self.avg_vruntime(cpu);
-        let slice = self.sched_base_slice();
+        // v6.12: "if (!se->custom_slice) se->slice = sysctl_sched_base_slice".
+        let slice = self.task_slice(t);
         self.tasks[t].slice = slice;
         let w = self.tasks[t].weight;
         let mut vslice = Self::calc_delta_fair(slice, w);
@@ -160,7 +184,7 @@ impl World {
         if (task.vruntime.wrapping_sub(task.deadline) as i64) < 0 {
             return;
         }
-        let slice = self.sched_base_slice();
+        let slice = self.task_slice(t);
         let vslice = Self::calc_delta_fair(slice, task.weight);
         let task = &mut self.tasks[t];
         task.slice = slice;
@@ -169,6 +193,37 @@ impl World {
             self.resched(cpu);
             self.clear_buddies(cpu, t);
         }
+    }
+
+    /// `did_preempt_short()` (v6.12+ PREEMPT_SHORT), from `update_curr()` with another task
+    /// queued: a curr whose RUN_TO_PARITY protection was cancelled is rescheduled once it is not
+    /// eligible.
+    pub(super) fn did_preempt_short(&mut self, cpu: usize, t: TaskId) {
+        if !self.config.preempt_short || self.rqs[cpu].nr_running <= 1 {
+            return;
+        }
+        if self.tasks[t].vlag == self.tasks[t].deadline as i64 || self.entity_eligible(cpu, t) {
+            return;
+        }
+        self.resched(cpu);
+        self.clear_buddies(cpu, t);
+    }
+
+    /// `do_preempt_short()` (v6.12+ PREEMPT_SHORT): the woken `pse` asks for a shorter slice than
+    /// curr `se`, is eligible, and either has the earlier deadline (`entity_before()`, by
+    /// deadline from v6.9) or curr is not eligible.
+    fn do_preempt_short(&self, cpu: usize, pse: TaskId, se: TaskId) -> bool {
+        if !self.config.preempt_short {
+            return false;
+        }
+        if self.task_slice(pse) >= self.task_slice(se) || !self.entity_eligible(cpu, pse) {
+            return false;
+        }
+        let before = (self.tasks[pse]
+            .deadline
+            .wrapping_sub(self.tasks[se].deadline) as i64)
+            < 0;
+        before || !self.entity_eligible(cpu, se)
     }
 
     /// `pick_eevdf()` (v6.6+): among curr (if it is eligible) and the queued tasks, the eligible
@@ -225,6 +280,13 @@ impl World {
             return;
         }
         self.update_curr(cpu);
+        // v6.12 PREEMPT_SHORT: cancel_protect_slice(), so that pick_eevdf() may choose the woken.
+        if self.do_preempt_short(cpu, woken, curr) {
+            let c = &mut self.tasks[curr];
+            if c.vlag == c.deadline as i64 {
+                c.vlag = c.deadline as i64 + 1;
+            }
+        }
         if self.pick_eevdf(cpu) == Some(woken) {
             self.resched(cpu);
         }

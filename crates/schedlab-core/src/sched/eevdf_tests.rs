@@ -302,3 +302,60 @@ fn service_follows_the_weights_within_the_lag_bound() {
     assert_eq!(wait, [4, 24, 64].map(|m| m * NSEC_PER_MSEC), "EEVDF");
     assert_eq!(cfs_wait, [12, 44, 56].map(|m| m * NSEC_PER_MSEC), "CFS");
 }
+
+#[test]
+fn a_custom_slice_sets_the_request_from_v6_12() {
+    // A asks for a 1 ms slice (sched_attr.sched_runtime). v6.12: its deadlines are 1 ms apart,
+    // so the tick at 2 ms finds it past its deadline; v6.8 ignores the request (3 ms).
+    for (baseline, resched) in [("v6.12", true), ("v6.8", false)] {
+        let mut w = eevdf(baseline);
+        let a = queued(&mut w, 0, 0, 10 * MS, 0);
+        queued(&mut w, 0, MS, 10 * MS, 0);
+        w.set_custom_slice(a, NSEC_PER_MSEC);
+        w.tasks[a].vlag = 0;
+        // Re-placed (as sched_setattr()'s re-enqueue does): deadline = V + slice.
+        w.avg_vruntime_sub(0, a);
+        w.rqs[0].queue.retain(|e| e.1 != a);
+        w.rqs[0].nr_running -= 1;
+        w.place_entity_eevdf(0, a, false);
+        let k = (w.tasks[a].vruntime, a);
+        let pos = w.rqs[0].queue.partition_point(|e| *e < k);
+        w.rqs[0].queue.insert(pos, k);
+        w.rqs[0].nr_running += 1;
+        w.avg_vruntime_add(0, a);
+        let t = &w.tasks[a];
+        let want = if resched { 1 } else { 3 } * NSEC_PER_MSEC;
+        assert_eq!(t.deadline - t.vruntime, want, "{baseline}");
+        make_curr(&mut w, 0, a);
+        w.now += 2 * NSEC_PER_MSEC;
+        w.update_curr(0);
+        assert_eq!(w.need_resched.test(0), resched, "{baseline}");
+    }
+}
+
+#[test]
+fn preempt_short_lets_a_shorter_slice_cancel_run_to_parity() {
+    // C (base slice 3 ms) was just picked and is protected; W wakes eligible with a 1 ms slice and
+    // an earlier deadline. v6.12 PREEMPT_SHORT cancels C's protection and W preempts; without
+    // PREEMPT_SHORT (or before v6.12, without custom slices) RUN_TO_PARITY keeps C.
+    for (baseline, preempt_short, preempt) in [
+        ("v6.12", true, true),
+        ("v6.12", false, false),
+        ("v6.8", false, false),
+    ] {
+        let mut w = eevdf(baseline);
+        w.config.preempt_short = preempt_short;
+        queued(&mut w, 0, MS, 20 * MS, 0);
+        let c = queued(&mut w, 0, -MS, 8 * MS, 0);
+        make_curr(&mut w, 0, c);
+        w.tasks[c].vlag = w.tasks[c].deadline as i64;
+        let wk = queued(&mut w, 0, -MS, 2 * MS, 0);
+        w.set_custom_slice(wk, NSEC_PER_MSEC);
+        w.check_preempt_wakeup(0, wk);
+        assert_eq!(
+            w.need_resched.test(0),
+            preempt,
+            "{baseline} PREEMPT_SHORT {preempt_short}"
+        );
+    }
+}

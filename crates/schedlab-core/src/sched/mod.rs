@@ -71,6 +71,8 @@ pub struct Task {
     pub vlag: i64,
     /// EEVDF's `se->slice`: the request size in wall ns (`sysctl_sched_base_slice`, v6.6+).
     pub slice: u64,
+    /// `se->custom_slice` (v6.12+): `slice` was asked for with `sched_attr.sched_runtime`.
+    pub custom_slice: bool,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub exec_start: Nanos,
@@ -121,6 +123,7 @@ impl Task {
             deadline: 0,
             vlag: 0,
             slice: 0,
+            custom_slice: false,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             exec_start: now,

@@ -94,6 +94,7 @@ impl World {
         task.vruntime += Self::calc_delta_fair(delta, task.weight);
         if self.config.fair_pick == FairPick::Eevdf {
             self.update_deadline(cpu, t);
+            self.did_preempt_short(cpu, t);
         }
         self.update_min_vruntime(cpu);
     }
