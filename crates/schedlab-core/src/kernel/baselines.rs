@@ -341,7 +341,7 @@ impl KernelConfig {
         }
     }
 
-    /// v6.12 (LTS, November 2024; EEVDF read in the v6.12 fair.c and core.c): v6.8 with per-task
+    /// v6.12 (LTS, November 2024; see [`crate::sched::eevdf`] for what was read): v6.8 with per-task
     /// slices from `sched_attr.sched_runtime` and PREEMPT_SHORT. **Not modelled yet**, and so
     /// missing from this baseline: DELAY_DEQUEUE (v6.12's default: a sleeping task that is not
     /// eligible stays queued, "delayed", until it is picked or wakes), and the balancer and
@@ -355,8 +355,8 @@ impl KernelConfig {
         }
     }
 
-    /// v6.6 (October 2023, the first EEVDF release; read: the v6.6 fair.c EEVDF functions, equal
-    /// to v6.8's on every rule modelled here, with the `avg_vruntime()` floor-division fix
+    /// v6.6 (October 2023, the first EEVDF release; its EEVDF rules taken as equal to v6.8's on
+    /// everything modelled here (see [`crate::sched::eevdf`] for what was read), with the `avg_vruntime()` floor-division fix
     /// 650cad561cce of v6.7 that v6.6 stable has): v6.7 with its label. `smt_balance` and
     /// `prefer_sibling_from_busiest` are already in (v6.6 / v6.5).
     pub fn v6_6() -> KernelConfig {
@@ -428,7 +428,7 @@ pub const BASELINES: &[Baseline] = &[
     Baseline {
         name: "v6.6",
         summary: "first EEVDF release: pick_eevdf(), lag-preserving place_entity(), RUN_TO_PARITY",
-        stands_for: "v6.6 (EEVDF read in v6.6 and v6.8 fair.c; the rest as v6.7)",
+        stands_for: "v6.6 (EEVDF as v6.8's, see sched/eevdf.rs for sources; the rest as v6.7)",
         config: KernelConfig::v6_6,
     },
     Baseline {
@@ -446,7 +446,7 @@ pub const BASELINES: &[Baseline] = &[
     Baseline {
         name: "v6.12",
         summary: "LTS: EEVDF with per-task slices (sched_runtime) and PREEMPT_SHORT; DELAY_DEQUEUE not modelled",
-        stands_for: "v6.12 (EEVDF read in v6.12 fair.c; the rest as v6.8)",
+        stands_for: "v6.12 (EEVDF: custom slices and PREEMPT_SHORT; the rest as v6.8)",
         config: KernelConfig::v6_12,
     },
 ];

@@ -1,6 +1,6 @@
 //! EEVDF, the fair class's pick since v6.6 (kernel/sched/fair.c, Peter Zijlstra's series
 //! 147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling algorithm" and 5e963f2bd465
-//! "sched/fair: Commit to EEVDF"; read in v6.6 and v6.8 fair.c and the v6.12 one), selected by
+//! "sched/fair: Commit to EEVDF"), selected by
 //! [`KernelConfig::fair_pick`] = [`FairPick::Eevdf`].
 //!
 //! Each task requests `se->slice` (`sysctl_sched_base_slice`, 0.75 ms scaled by
@@ -12,6 +12,13 @@
 //! deadline. The lag a task had when it left a queue (`update_entity_lag()`, clamped to a
 //! couple of slices) is given back where it is enqueued next (`place_entity()`, PLACE_LAG), on
 //! the same CPU after a sleep or on another after a migration.
+//!
+//! **Sources, to be checked:** the v6.6/v6.8 functions here are written from the kernel as
+//! recalled, not from a mirror's fair.c read line by line (the v6.8 mirror's fair.c was not in
+//! the index when this was written); `vruntime_eligible()`, `place_entity()`'s lag inflation,
+//! `do_preempt_short()` / `did_preempt_short()` and DELAY_DEQUEUE's `dequeue_entity()` were
+//! checked against fair.c excerpts of v6.12-era trees and their patches. A reading of v6.6,
+//! v6.8 and v6.12 fair.c against each doc comment below is owed.
 //!
 //! Simplifications, each with the kernel's result kept:
 //! - `pick_eevdf()` is a linear scan of the queue, O(nr_running) per pick, where the kernel
