@@ -49,6 +49,21 @@ pub enum PeltUpdate {
     Accumulate,
 }
 
+/// How `pick_next_entity()` chooses among a cfs_rq's runnable tasks.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FairPick {
+    /// CFS (v2.6.23-v6.5): the leftmost vruntime, with the skip/last/next buddies, slices from
+    /// `sched_slice()` and `check_preempt_tick()`/`wakeup_preempt_entity()` (see
+    /// [`crate::sched::rq`]).
+    #[default]
+    Cfs,
+    /// EEVDF (v6.6+, 147f3efaa241 / 5e963f2bd465): the eligible task with the earliest virtual
+    /// deadline, `pick_eevdf()`, with `place_entity()`'s lag and `update_deadline()` (see
+    /// [`crate::sched::eevdf`]).
+    Eevdf,
+}
+
 /// The capacity `post_init_entity_util_avg()` gives half the spare of (fidelity review F12).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -697,7 +712,9 @@ pub struct KernelConfig {
     pub imbalance_pct_die: u32,
     /// `sysctl_sched_latency` before tunable scaling (6 ms).
     pub sched_latency_ns: u64,
-    /// `sysctl_sched_min_granularity` before tunable scaling (0.75 ms).
+    /// `sysctl_sched_min_granularity` before tunable scaling (0.75 ms); from v6.6 the same value is
+    /// `sysctl_sched_base_slice` (renamed by the EEVDF series, scaled alike by `update_sysctl()`),
+    /// EEVDF's request size `se->slice`.
     pub sched_min_granularity_ns: u64,
     /// `sysctl_sched_wakeup_granularity` before tunable scaling (1 ms).
     pub sched_wakeup_granularity_ns: u64,
@@ -712,6 +729,40 @@ pub struct KernelConfig {
     /// v6.6): a preempted curr becomes the last buddy when the cfs_rq runs at least
     /// `sched_nr_latency` (8) tasks, and `pick_next_entity()` prefers it if that is not unfair.
     pub last_buddy: bool,
+    /// `pick_next_entity()`: the CFS pick (v4.x-v6.5) or EEVDF's `pick_eevdf()` (v6.6+), with
+    /// everything that goes with each (placement, slices, tick and wake-up preemption).
+    #[serde(default)]
+    pub fair_pick: FairPick,
+    /// EEVDF's RUN_TO_PARITY feature (features.h, v6.6+ 63304558ba5d, default on):
+    /// `pick_eevdf()` keeps an eligible curr until it gets a new slice (the pick stashes the
+    /// deadline in `se->vlag`, the "HACK" of `set_next_entity()`), which inhibits wake-up
+    /// preemption. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub run_to_parity: bool,
+    /// EEVDF's PLACE_LAG feature (v6.6+, default on): `place_entity()` puts a waking or migrating
+    /// task at `avg_vruntime() - vlag`, the lag it had at its dequeue (`update_entity_lag()`),
+    /// inflated by `(W + w_i) / W`; off, at the 0-lag point. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub place_lag: bool,
+    /// EEVDF's PLACE_DEADLINE_INITIAL feature (v6.6+, default on): a new task's first virtual
+    /// deadline is half a slice away (`place_entity()` with ENQUEUE_INITIAL), as if it joined
+    /// halfway through the others' slices. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub place_deadline_initial: bool,
+    /// Per-task slices (v6.12+, 857b158dc5e8 "sched/eevdf: Use sched_attr::sched_runtime to set
+    /// request/slice suggestion"): `__setscheduler_params()` takes a fair task's
+    /// `sched_attr.sched_runtime` as its `se->slice` (`custom_slice`, clamped to 0.1-100 ms), which
+    /// `place_entity()` and `update_deadline()` then keep; before, the field is ignored for
+    /// SCHED_OTHER. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub custom_slice: bool,
+    /// EEVDF's PREEMPT_SHORT feature (v6.12+, 85e511df3cec "sched/eevdf: Allow shorter slices to
+    /// wakeup-preempt", default on): a woken eligible task with a shorter slice than curr cancels
+    /// curr's RUN_TO_PARITY protection (`do_preempt_short()` / `cancel_protect_slice()`), and
+    /// `update_curr()` reschedules an unprotected curr once it is not eligible
+    /// (`did_preempt_short()`). Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub preempt_short: bool,
     /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
     /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
     /// v6.8 fair.c:8813; absent in v4.9 and v5.6).

@@ -8,6 +8,7 @@
 
 pub mod balance;
 pub mod eas;
+pub mod eevdf;
 pub mod lb_v4;
 pub mod log;
 pub mod rq;
@@ -64,6 +65,15 @@ pub struct Task {
     pub cpu: usize,
     pub weight: u64,
     pub vruntime: u64,
+    /// EEVDF's `se->deadline`: the virtual time its current request (slice) ends (v6.6+).
+    pub deadline: u64,
+    /// EEVDF's `se->vlag`: the lag saved at dequeue (`update_entity_lag()`), or, while the task
+    /// runs, its deadline at the pick (RUN_TO_PARITY's stash in `set_next_entity()`).
+    pub vlag: i64,
+    /// EEVDF's `se->slice`: the request size in wall ns (`sysctl_sched_base_slice`, v6.6+).
+    pub slice: u64,
+    /// `se->custom_slice` (v6.12+): `slice` was asked for with `sched_attr.sched_runtime`.
+    pub custom_slice: bool,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub exec_start: Nanos,
@@ -111,6 +121,10 @@ impl Task {
             cpu,
             weight: NICE_0_LOAD,
             vruntime: 0,
+            deadline: 0,
+            vlag: 0,
+            slice: 0,
+            custom_slice: false,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             exec_start: now,
@@ -148,6 +162,11 @@ pub struct Rq {
     /// `cfs_rq->load.weight`.
     pub load_weight: u64,
     pub min_vruntime: u64,
+    /// `cfs_rq->avg_vruntime`: sum over the queued tasks (curr excluded) of
+    /// `(vruntime - min_vruntime) * weight` (v6.6+; kept for every era, it is cheap).
+    pub avg_vruntime: i64,
+    /// `cfs_rq->avg_load`: sum of the queued tasks' weights (curr excluded).
+    pub avg_load: u64,
     /// The cfs_rq's PELT signals.
     pub avg: SchedAvg,
     pub clock_pelt: ClockPelt,
@@ -403,6 +422,8 @@ impl World {
                 nr_running: 0,
                 load_weight: 0,
                 min_vruntime: rq::VRUNTIME_ORIGIN,
+                avg_vruntime: 0,
+                avg_load: 0,
                 avg: SchedAvg::default(),
                 clock_pelt: ClockPelt::default(),
                 // Every CPU has gone idle once since boot (`newidle_balance()` set its stamp):
@@ -646,6 +667,8 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 mod baseline_tests;
 #[cfg(test)]
 mod eas_tests;
+#[cfg(test)]
+mod eevdf_tests;
 #[cfg(test)]
 mod lb_era_tests;
 #[cfg(test)]
