@@ -299,10 +299,12 @@ pub fn merge(parts: &[(&str, &str)]) -> Result<Merged> {
             check_record(plan, &record).map_err(|m| bad(format!("{}: {m}", at())))?;
             match &slots[record.index] {
                 Some((_, other)) => {
-                    let other = parts[*other].0;
-                    return Err(bad(if other == *name {
+                    return Err(bad(if *other == part {
                         format!("run {} is twice in {name}", record.index)
+                    } else if parts[*other].0 == *name {
+                        format!("{name} is given twice (run {} again)", record.index)
                     } else {
+                        let other = parts[*other].0;
                         format!("run {} is in both {other} and {name}", record.index)
                     }));
                 }
