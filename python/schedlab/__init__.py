@@ -18,7 +18,8 @@ import os as _os
 
 from . import _schedlab
 
-__all__ = ["list", "show", "run", "trace", "merge", "scenario_hash", "Table", "Trace"]
+__all__ = ["list", "suites", "show", "run", "run_records", "read_records", "trace", "merge",
+           "scenario_hash", "Table", "Trace"]
 
 MODEL_VERSION = _schedlab.MODEL_VERSION
 REPORTS = ("value", "energy", "power", "perf-per-watt", "busy-mhz")
@@ -27,6 +28,12 @@ REPORTS = ("value", "energy", "power", "perf-per-watt", "busy-mhz")
 def list():  # noqa: A001 - the CLI's `schedlab list`
     """The built-in scenarios' names (each one ``show()`` and ``run()`` take)."""
     return [name for name, _title in _schedlab.builtins()]
+
+
+def suites():
+    """The suites (several scenarios, one experiment, as ``schedlab reproduce`` runs them):
+    ``{name: [member names]}``. ``run(suite)`` returns one ``Table`` per member."""
+    return {name: _builtins.list(members) for name, members in _schedlab.suites()}
 
 
 def show(name):
@@ -167,14 +174,25 @@ def read_records(*paths, backend="pandas"):
 
 
 def run(scenario, runs=None, seed=None, report=None, jobs=None):
-    """Runs a scenario (built-in name, .json path, JSON text or dict) and returns its ``Table``.
+    """Runs a scenario (built-in name, .json path, JSON text or dict) and returns its ``Table``
+    (for a suite's name, a list of them, one per member, as ``schedlab reproduce`` prints them).
 
     ``runs`` and ``seed`` override the scenario's, as the CLI's ``--runs`` / ``--seed``; ``report``
     is the CLI's ``--report`` (value, energy, power, perf-per-watt, busy-mhz); ``jobs`` the
     threads (default: all cores). The GIL is released while the runs simulate.
     """
+    members = _suite_members(scenario)
+    if members is not None:
+        return [run(m, runs, seed, report, jobs) for m in members]
     text = _schedlab.run_jsonl(_scenario_json(scenario, runs, seed), None, jobs)
     return Table(text, report)
+
+
+def _suite_members(scenario):
+    """A suite's member names when ``scenario`` names a suite, else None."""
+    if isinstance(scenario, str):
+        return dict(_schedlab.suites()).get(scenario)
+    return None
 
 
 def run_records(scenario, runs=None, seed=None, shard=None, jobs=None):

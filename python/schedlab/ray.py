@@ -11,7 +11,7 @@ code as ``schedlab merge``, so the table is the CLI's to the byte.
 
 import ray as _ray
 
-from . import Table, _scenario_json, _schedlab
+from . import Table, _scenario_json, _schedlab, _suite_members
 
 
 @_ray.remote
@@ -29,5 +29,9 @@ def run_records(scenario, runs=None, seed=None):
 
 
 def run(scenario, runs=None, seed=None, report=None):
-    """``schedlab.run`` with the runs fanned out as Ray tasks; the same ``Table``."""
+    """``schedlab.run`` with the runs fanned out as Ray tasks; the same ``Table`` (a list of them
+    for a suite)."""
+    members = _suite_members(scenario)
+    if members is not None:
+        return [run(m, runs, seed, report) for m in members]
     return Table(run_records(scenario, runs, seed), report)

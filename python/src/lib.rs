@@ -32,6 +32,15 @@ fn builtins() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The suites (several scenarios, one experiment): (name, member names).
+#[pyfunction]
+fn suites() -> Vec<(&'static str, Vec<&'static str>)> {
+    scenarios::SUITES
+        .iter()
+        .map(|(name, members)| (*name, members.to_vec()))
+        .collect()
+}
+
 /// A built-in scenario as JSON (what `schedlab show NAME` prints).
 #[pyfunction]
 fn show(name: &str) -> PyResult<String> {
@@ -393,6 +402,7 @@ fn event_columns(t: &RunTrace) -> Value {
 fn _schedlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MODEL_VERSION", records::MODEL_VERSION)?;
     m.add_function(wrap_pyfunction!(builtins, m)?)?;
+    m.add_function(wrap_pyfunction!(suites, m)?)?;
     m.add_function(wrap_pyfunction!(show, m)?)?;
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_hash, m)?)?;

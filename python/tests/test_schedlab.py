@@ -26,6 +26,14 @@ def test_list_and_show():
     assert s["name"] == SMALL and s["version"] == 1
 
 
+def test_a_suite_runs_as_its_members(cli):
+    members = schedlab.suites()["tc2-asym-capacity-wakeup"]
+    tables = schedlab.run("tc2-asym-capacity-wakeup", runs=1)
+    assert [t.data["scenario"] for t in tables] == members
+    cli_json = json.loads(cli("reproduce", "tc2-asym-capacity-wakeup", "--runs", "1", "--format", "json"))
+    assert [t.data for t in tables] == cli_json
+
+
 def test_show_is_the_cli_s(cli):
     assert json.loads(cli("show", SMALL)) == schedlab.show(SMALL)
     assert schedlab.scenario_hash(SMALL, runs=3) == cli("show", SMALL, "--hash", "--runs", "3").strip()
