@@ -125,7 +125,8 @@ enum Command {
         #[arg(long)]
         kind: Option<ExplainKind>,
     },
-    /// Print a built-in scenario as a JSON file to edit and `run`.
+    /// Print a built-in scenario (or a scenario file, `*.json`, in canonical layout) as a JSON file
+    /// to edit and `run`.
     Show {
         scenario: String,
         /// Print only the scenario hash that keys its run records (`--format jsonl`): SHA-256
@@ -326,7 +327,7 @@ fn run(cmd: Command) -> Result<String, Error> {
             runs,
             seed,
         } => {
-            let mut s = scenarios::builtin(&scenario)?;
+            let mut s = load_scenario(&scenario)?;
             if let Some(r) = runs {
                 s.runs = r;
             }

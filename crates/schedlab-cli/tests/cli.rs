@@ -383,6 +383,8 @@ fn shards_merge_to_the_unsharded_output() {
     let (_, hash, _) = schedlab(&["show", "hikey960-asym-packing", "--hash", "--runs", "2"]);
     let head = std::fs::read_to_string(&parts[0]).unwrap();
     assert!(head.contains(&format!("\"scenario_hash\":\"{}\"", hash.trim())));
+    let (_, file_hash, _) = schedlab(&["show", file, "--hash", "--runs", "2"]);
+    assert_eq!(file_hash, hash);
 
     let (code, _, err) = schedlab(&["merge", &parts[0], &parts[1]]);
     assert_eq!(code, 1);
