@@ -77,6 +77,10 @@ def test_shards_merge_in_python_and_in_the_cli(cli, e1_file, tmp_path):
         p.write_text(schedlab.run_records(e1_file, runs=2, shard=(i, 3)))
         parts.append(str(p))
     assert schedlab.merge(*parts).json == whole.json
+    # The parts as one DataFrame, one row per run: the whole run's records, in another order.
+    df = schedlab.read_records(*parts).sort_values("index").reset_index(drop=True)
+    assert df.equals(whole.records())
+    assert schedlab.read_records(*parts, backend="polars").height == len(df)
     assert cli("merge", *parts, "--format", "json") == whole.json
     with pytest.raises(ValueError, match="runs are missing"):
         schedlab.merge(*parts[:2])
