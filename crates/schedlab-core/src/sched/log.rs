@@ -40,6 +40,9 @@ pub enum FreqWhy {
     HwpRamp,
     /// HWP dynamic boost (`intel_pstate_hwp_boost_up/down()`).
     HwpBoost,
+    /// The rq's uclamp values (v5.3+) moved the utilization the request came from; `util` is the
+    /// clamped value.
+    Uclamp,
 }
 
 impl FreqWhy {
@@ -52,6 +55,7 @@ impl FreqWhy {
             FreqWhy::TurboCap => "turbo cap",
             FreqWhy::HwpRamp => "hwp ramp",
             FreqWhy::HwpBoost => "hwp boost",
+            FreqWhy::Uclamp => "uclamp",
         }
     }
 }
