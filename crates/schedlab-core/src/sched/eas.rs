@@ -329,6 +329,7 @@ impl World {
             base_energy: 0,
             margin: None,
             reversed: false,
+            fits: None,
             target: prev_cpu,
         });
         // v6.8: `!task_util_est(p) && p_util_min == 0` (v6.2-v6.7 `!uclamp_task_util()`, which
@@ -497,12 +498,19 @@ impl World {
             thermal_cap: 0,
         };
         let mut prev_thermal_cap = 0;
-        let finish = |log: &mut Option<EasLog>, prev: u64, best: &Best, reversed: bool| {
+        // Some CPU fitted all but uclamp_min (shown in the log with the fits ranks).
+        let mut boost_missed = false;
+        let finish = |log: &mut Option<EasLog>,
+                      prev: u64,
+                      best: &Best,
+                      reversed: bool,
+                      fits: Option<(i32, i32)>| {
             if let Some(l) = log {
                 l.prev = (prev != u64::MAX).then_some(prev);
                 l.best = (best.delta != u64::MAX).then_some(best.delta);
                 l.best_cpu = best.cpu;
                 l.reversed = reversed;
+                l.fits = fits;
             }
         };
         for pd in 0..self.pd.len() {
@@ -522,6 +530,7 @@ impl World {
                 if fits == 0 {
                     continue;
                 }
+                boost_missed |= fits < 0;
                 let left = cap.saturating_sub(util) as i64;
                 if c == prev_cpu {
                     prev_spare = left;
@@ -565,7 +574,7 @@ impl World {
                     if let Some(l) = log {
                         l.pds.push(entry);
                     }
-                    finish(log, prev_delta, &best, true);
+                    finish(log, prev_delta, &best, true, None);
                     return prev_cpu;
                 }
                 prev_delta = e - base;
@@ -587,7 +596,7 @@ impl World {
                     if let Some(l) = log {
                         l.pds.push(entry);
                     }
-                    finish(log, prev_delta, &best, true);
+                    finish(log, prev_delta, &best, true, None);
                     return prev_cpu;
                 }
                 let cur = e - base;
@@ -607,7 +616,8 @@ impl World {
                 l.pds.push(entry);
             }
         }
-        finish(log, prev_delta, &best, false);
+        let fits = boost_missed.then_some((prev_fits, best.fits));
+        finish(log, prev_delta, &best, false, fits);
         if best.fits > prev_fits
             || (best.fits > 0 && best_delta < prev_delta)
             || (best.fits < 0 && best.thermal_cap > prev_thermal_cap)

@@ -258,6 +258,12 @@ fn feec_puts_a_boosted_small_task_on_a_big_cpu_from_v6_2() {
     assert_eq!(r, (4, Placement::Energy));
     assert_eq!(l.pds[0].prev, Some(53124));
     assert_eq!(l.pds[1].candidate, Some((4, 924, 153506)));
+    assert_eq!(l.fits, Some((-1, 1)));
+    assert!(
+        l.to_text().ends_with("uclamp fits prev -1 best 1"),
+        "{}",
+        l.to_text()
+    );
     let (r, l) = place("v6.8", None);
     assert_eq!(r.0, 0);
     assert_eq!(l.pds[1].candidate, Some((4, 924, 62163)));
