@@ -81,5 +81,10 @@ fn a_boosted_small_task_goes_big_under_eas_from_v6_2() {
             .sum::<f64>()
             / 3.0
     };
-    assert!(energy(1) > 2.0 * energy(2), "{} vs {}", energy(1), energy(2));
+    assert!(
+        energy(1) > 2.0 * energy(2),
+        "{} vs {}",
+        energy(1),
+        energy(2)
+    );
 }

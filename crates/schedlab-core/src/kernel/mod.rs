@@ -814,7 +814,10 @@ pub struct KernelConfig {
     /// `map_util_perf()`), and without frequency invariance the reference is `policy->cur * 1.25`
     /// (`get_capacity_ref_freq()`), so the factors stack to ~1.56. Off: v4.9-v6.7
     /// `get_next_freq()`, `1.25 * (invariant ? max_freq : cur) * util / max`. Fidelity review F18;
-    /// the v6.8 runnable boost (`cpu_util_cfs_boost()`) is not modelled.
+    /// the v6.8 runnable boost (`cpu_util_cfs_boost()`) is not modelled. The same rework (read in
+    /// v6.8) applies uclamp as hints, `max(min, min(util * 1.25, max))`, in schedutil
+    /// and in EAS's `eenv_pd_max_util()` (whose `em_cpu_energy()` then adds no headroom), where
+    /// v5.3-v6.7 clamp the utilization first (`uclamp_rq_util_with()`); see [`crate::sched::uclamp`].
     pub schedutil_util_headroom: bool,
     /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
     /// last update (`sugov_cpu_is_busy()`, v4.12+).

@@ -576,7 +576,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
         key: "schedutil_util_headroom",
         function: "sugov_effective_cpu_perf() / map_util_perf(), get_capacity_ref_freq()",
         versions: "v6.8+; v4.9-v6.7 get_next_freq() 1.25 x ref x util / max",
-        meaning: "where schedutil puts its 25% headroom",
+        meaning: "where schedutil puts its 25% headroom (v6.8: on the util, with uclamp as min/max hints around it, in schedutil and EAS)",
         eras: &[("v4.7", "false"), ("v6.8", "true")],
     },
     SwitchDoc {
@@ -643,7 +643,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
     SwitchDoc {
         key: "util_fits",
         function: "task_fits_capacity() / task_fits_cpu(), util_fits_cpu(), feec's candidate filter",
-        versions: "util before v5.6; uclamp_task_util v5.6-v6.1; util_fits_cpu v6.2+ (48d5e9daa8b7)",
+        versions: "util before v5.6; uclamp_task_util v5.6-v6.1 (read in v5.6.4-v5.15.0); util_fits_cpu v6.2+ (48d5e9daa8b7; read in v6.5, v6.8)",
         meaning: "whether a task fits a CPU: its util, its clamped util, or util and hints apart (-1: only uclamp_min misses)",
         eras: &[
             ("v4.7", "\"util\""),
@@ -654,14 +654,14 @@ pub const SWITCHES: &[SwitchDoc] = &[
     SwitchDoc {
         key: "uclamp_rq_idle_ignore",
         function: "uclamp_rq_util_with(rq, util, p) with uclamp_rq_is_idle()",
-        versions: "v5.13+ (3e1493f46390)",
+        versions: "v5.13+ (3e1493f46390; read: absent in v5.12.9, present in v5.15.0)",
         meaning: "a waking task's clamps replace an idle CPU's retained ones instead of max-aggregating with them",
         eras: &[("v4.7", "false"), ("v5.13", "true")],
     },
     SwitchDoc {
         key: "uclamp_max_sugov",
         function: "sugov_iowait_apply() uclamp_rq_util_with(); sugov_update_single_freq() uclamp_rq_is_capped()",
-        versions: "v5.17+ (d37aee9018e6, 7a17e1db1265)",
+        versions: "v5.17+ (d37aee9018e6, 7a17e1db1265; read: absent in v5.15.0, present in v6.5)",
         meaning: "schedutil's iowait boost is capped by uclamp_max and the busy hold skipped while capped",
         eras: &[("v4.7", "false"), ("v5.17", "true")],
     },
