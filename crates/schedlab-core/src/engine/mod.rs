@@ -311,6 +311,8 @@ impl<'a> Engine<'a> {
         self.live_tasks += 1;
         if let Some(p) = parent {
             self.w.tasks[p].live_children += 1;
+            // uclamp_fork(): the child keeps its parent's requests (no sched_reset_on_fork).
+            self.w.tasks[id].uclamp.req = self.w.tasks[p].uclamp.req;
         }
         Some(id)
     }

@@ -122,6 +122,15 @@ pub enum Op {
     /// `dl-runtime`): its own EEVDF slice on v6.12+ (0 returns it to the base slice); earlier
     /// kernels ignore it.
     SetSlice(u64),
+    /// `sched_setattr()` with SCHED_FLAG_KEEP_ALL and SCHED_FLAG_UTIL_CLAMP_MIN / _MAX for the
+    /// values given (rt-app's `util_min` / `util_max`): the task's uclamp requests, v5.3+ (see
+    /// [`crate::sched::uclamp`]). A kernel without uclamp refuses it (-EOPNOTSUPP) and the task
+    /// runs on unclamped; an invalid pair (min above max, with the request kept for the absent
+    /// one) ends the run with an error, as it ends rt-app.
+    SetUclamp {
+        min: Option<u32>,
+        max: Option<u32>,
+    },
     /// Add to the run's work counter (records, transactions, bytes: what the metric counts).
     Count(u64),
     /// Forget what was counted so far: the end of a warm-up.
