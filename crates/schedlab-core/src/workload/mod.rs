@@ -12,6 +12,7 @@ pub mod tbench;
 pub mod twostep;
 
 use crate::error::{Error, Result};
+use crate::latency::Pct;
 use crate::topology::Topology;
 use crate::units::{Nanos, Work};
 use serde::{Deserialize, Serialize};
@@ -122,6 +123,17 @@ pub enum Op {
     Count(u64),
     /// Forget what was counted so far: the end of a warm-up.
     ResetCount,
+    /// Record the wake-up latency of the task's current run (from the `try_to_wake_up()` that
+    /// ended its last sleep to its switch-in) as one of the workload's own wake-up latency samples:
+    /// what schbench's `msg_and_wait()` measures after `fwait()` returns (see
+    /// [`crate::latency`]). Nothing is recorded if the task has not been woken since the last
+    /// sample, or if the latency was 0.
+    WakeupSample,
+    /// A request starts now (schbench's `work_start`).
+    RequestStart,
+    /// The request started by the last `RequestStart` ends: its latency is one of the workload's
+    /// request latency samples.
+    RequestEnd,
     /// Start and stop the clock of the run's elapsed-time metric.
     MarkStart,
     MarkEnd,
@@ -171,6 +183,10 @@ pub enum Metric {
     MegabytesPerSecond,
     /// `Count`s in total.
     Count,
+    /// A percentile of the workload's wake-up latency samples ([`Op::WakeupSample`]), in us.
+    WakeupLatency(crate::latency::Pct),
+    /// A percentile of the workload's request latency samples ([`Op::RequestEnd`]), in us.
+    RequestLatency(crate::latency::Pct),
 }
 
 impl Metric {
@@ -181,6 +197,18 @@ impl Metric {
             Metric::RecordsPerSecond => "records/s",
             Metric::MegabytesPerSecond => "throughput",
             Metric::Count => "count",
+            Metric::WakeupLatency(p) => match p {
+                Pct::P50 => "wakeup latency p50",
+                Pct::P90 => "wakeup latency p90",
+                Pct::P99 => "wakeup latency p99",
+                Pct::P999 => "wakeup latency p99.9",
+            },
+            Metric::RequestLatency(p) => match p {
+                Pct::P50 => "request latency p50",
+                Pct::P90 => "request latency p90",
+                Pct::P99 => "request latency p99",
+                Pct::P999 => "request latency p99.9",
+            },
         }
     }
     pub fn unit(self) -> &'static str {
@@ -190,10 +218,14 @@ impl Metric {
             Metric::RecordsPerSecond => "records/s",
             Metric::MegabytesPerSecond => "MB/s",
             Metric::Count => "count",
+            Metric::WakeupLatency(_) | Metric::RequestLatency(_) => "us",
         }
     }
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, Metric::ElapsedSeconds)
+        !matches!(
+            self,
+            Metric::ElapsedSeconds | Metric::WakeupLatency(_) | Metric::RequestLatency(_)
+        )
     }
 }
 
