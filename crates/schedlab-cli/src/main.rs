@@ -60,6 +60,10 @@ enum Report {
     PerfPerWatt,
     /// The CPUs' average frequency while busy (turbostat's Bzy_MHz).
     BusyMhz,
+    /// Per task name, like `perf sched latency`: wake-up latency and runqueue wait (average,
+    /// percentiles, maximum), and the workload's own latency percentiles (schbench's); per
+    /// variant and swept value, over its runs.
+    Latency,
 }
 
 #[derive(Subcommand)]
@@ -407,8 +411,11 @@ fn execute_reports(
     }
     let plan = Plan::new(&scenario)?;
     let results = run_all(&plan, opts.jobs)?;
+    if let Some(Report::Latency) = opts.report {
+        return Ok(latency_text(&plan, &results));
+    }
     let quantity = match opts.report {
-        None | Some(Report::Value) => Quantity::Value,
+        None | Some(Report::Latency) | Some(Report::Value) => Quantity::Value,
         Some(Report::Energy) => Quantity::Energy,
         Some(Report::Power) => Quantity::Power,
         Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
@@ -429,6 +436,36 @@ fn execute_reports(
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&table).unwrap()),
         Format::Csv => table.to_csv(),
     })
+}
+
+/// `--report latency`: one table per variant and swept value, its runs' samples merged.
+fn latency_text(plan: &Plan, results: &[RunResult]) -> String {
+    let mut out = String::new();
+    for (pi, param) in plan.params.iter().enumerate() {
+        for (vi, v) in plan.variants.iter().enumerate() {
+            let mut merged = schedlab_core::latency::LatencyReport::default();
+            let mut runs = 0;
+            for r in results
+                .iter()
+                .filter(|r| r.param_index == pi && r.variant == vi)
+            {
+                merged.merge(&r.latency);
+                runs += 1;
+            }
+            let sweep = if plan.scenario.sweep.is_some() {
+                format!(", {} {param}", plan.param_name)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{}: {}{sweep} ({runs} runs): scheduling latency per task name\n",
+                plan.scenario.name, v.name
+            ));
+            out.push_str(&merged.to_text());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn list() -> String {

@@ -270,6 +270,11 @@ pub struct RunResult {
     pub busy_mhz: f64,
     pub events: u64,
     pub counters: Counters,
+    /// Wake-up latency and runqueue wait per task name, and the workload's own latency samples
+    /// (`--report latency`). Not serialized: its histograms are large, and a results file keeps
+    /// the table's quantities.
+    #[serde(skip)]
+    pub latency: crate::latency::LatencyReport,
 }
 
 impl RunResult {
@@ -652,6 +657,7 @@ impl Plan {
             busy_mhz: out.busy_mhz,
             events: out.events,
             counters: out.counters.clone(),
+            latency: out.latency.clone(),
         };
         Ok((result, out))
     }

@@ -210,6 +210,75 @@ impl LatencyReport {
     }
 }
 
+fn us(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e3)
+}
+
+fn pct_or_dash(h: &LatHist, p: Pct) -> String {
+    h.percentile(p).map_or_else(|| "-".to_string(), us)
+}
+
+impl LatencyReport {
+    /// A table like `perf sched latency`'s, one row per task name: its tasks, wake-ups with their
+    /// average, percentiles and maximum latency, and runqueue waits (after wake-ups and
+    /// preemptions) with theirs, in us; then the workload's own samples, as schbench prints them.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            " {:<20} | {:>6} | {:>9} | {:>10} {:>10} {:>10} {:>10} {:>10} | {:>9} | {:>10} {:>10} {:>10}\n",
+            "Task",
+            "Tasks",
+            "Wakeups",
+            "avg us",
+            "p50 us",
+            "p99 us",
+            "p99.9 us",
+            "max us",
+            "Waits",
+            "avg us",
+            "p99 us",
+            "max us"
+        );
+        s.push_str(&format!("{}\n", "-".repeat(s.len().saturating_sub(1))));
+        for n in &self.names {
+            if n.tasks == 0 {
+                continue;
+            }
+            s.push_str(&format!(
+                " {:<20} | {:>6} | {:>9} | {:>10.3} {:>10} {:>10} {:>10} {:>10} | {:>9} | {:>10.3} {:>10} {:>10}\n",
+                n.name,
+                n.tasks,
+                n.wakeup.nr,
+                n.wakeup.mean() / 1e3,
+                pct_or_dash(&n.wakeup, Pct::P50),
+                pct_or_dash(&n.wakeup, Pct::P99),
+                pct_or_dash(&n.wakeup, Pct::P999),
+                us(n.wakeup.max),
+                n.wait.nr,
+                n.wait.mean() / 1e3,
+                pct_or_dash(&n.wait, Pct::P99),
+                us(n.wait.max),
+            ));
+        }
+        for (label, h) in [
+            ("Wakeup Latencies", &self.wakeup),
+            ("Request Latencies", &self.request),
+        ] {
+            if h.nr == 0 {
+                continue;
+            }
+            s.push_str(&format!(
+                "{label} percentiles (usec) ({} total samples)\n",
+                h.nr
+            ));
+            for p in Pct::ALL {
+                s.push_str(&format!("\t  {:>6}: {}\n", p.label(), pct_or_dash(h, p)));
+            }
+            s.push_str(&format!("\t  min={}, max={}\n", us(h.min), us(h.max)));
+        }
+        s
+    }
+}
+
 /// The engine's recorder: per task the pending wake-up and wait start, per name the histograms.
 pub(crate) struct Recorder {
     /// The name index of each program.
@@ -297,9 +366,11 @@ impl Recorder {
     }
 
     /// `Op::WakeupSample`: the wake-up latency of `t`'s current run into the workload's
-    /// histogram. As schbench's `msg_and_wait()`, a zero delta is not recorded (`if (delta > 0)`).
+    /// histogram. schbench drops zero deltas (`if (delta > 0)`: under 1 us, at gettimeofday()'s
+    /// resolution); here a 0 is kept: the model's futex calls take no time, so a worker switched in
+    /// at the instant it is woken has a true 0, which dropping would hide.
     pub(crate) fn sample_wakeup(&mut self, t: usize) {
-        if let Some(d) = self.last_wakeup[t].take().filter(|&d| d > 0) {
+        if let Some(d) = self.last_wakeup[t].take() {
             self.report.wakeup.add(d);
         }
     }

@@ -6,6 +6,7 @@ pub mod gitsource;
 pub mod hackbench;
 pub mod kernbench;
 pub mod rtapp;
+pub mod schbench;
 pub mod speed;
 pub mod sysbench;
 pub mod tbench;
@@ -352,6 +353,7 @@ pub enum WorkloadSpec {
     Kernbench(kernbench::Kernbench),
     Gitsource(gitsource::Gitsource),
     TwoStep(twostep::TwoStep),
+    Schbench(schbench::Schbench),
 }
 
 impl WorkloadSpec {
@@ -367,6 +369,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => s.instantiate()?,
             WorkloadSpec::Gitsource(s) => s.instantiate()?,
             WorkloadSpec::TwoStep(s) => s.instantiate(topo)?,
+            WorkloadSpec::Schbench(s) => s.instantiate(topo)?,
         };
         inst.validate()?;
         inst.rates = speed::Rates::resolve(self.speed(), &self.speed_defaults(topo), topo)?;
@@ -384,6 +387,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => &s.speed,
             WorkloadSpec::Gitsource(s) => &s.speed,
             WorkloadSpec::TwoStep(s) => &s.speed,
+            WorkloadSpec::Schbench(s) => &s.speed,
         }
     }
 
@@ -411,6 +415,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => s.metric(),
             WorkloadSpec::Gitsource(s) => s.metric(),
             WorkloadSpec::TwoStep(s) => s.metric(),
+            WorkloadSpec::Schbench(s) => s.metric(),
         }
     }
 
@@ -425,6 +430,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(_) => kernbench::SWEEPABLE,
             WorkloadSpec::Gitsource(_) => gitsource::SWEEPABLE,
             WorkloadSpec::TwoStep(_) => twostep::SWEEPABLE,
+            WorkloadSpec::Schbench(_) => schbench::SWEEPABLE,
         }
     }
 
@@ -455,6 +461,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Gitsource(s) => s.set_param(name, value)?,
             WorkloadSpec::TwoStep(s) => s.set_param(name, value)?,
+            WorkloadSpec::Schbench(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }
