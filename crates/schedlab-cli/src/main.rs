@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
+use schedlab_core::latency::Pct;
 use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,6 +65,18 @@ enum Report {
     /// percentiles, maximum), and the workload's own latency percentiles (schbench's); per
     /// variant and swept value, over its runs.
     Latency,
+    /// p99 of the wake-up latency (wake-up to switch-in) of all tasks, us.
+    SchedP99,
+    /// p99.9 of the same.
+    SchedP999,
+    /// p99 of the runqueue wait (runnable to switch-in) of all tasks, us.
+    RunqueueP99,
+    /// p99 of the workload's own wake-up latency samples (schbench's), us.
+    WakeupP99,
+    /// p99 of the workload's own request latency samples (schbench's), us.
+    RequestP99,
+    /// The workload's requests per second (schbench's "average rps").
+    Rps,
 }
 
 #[derive(Subcommand)]
@@ -420,6 +433,12 @@ fn execute_reports(
         Some(Report::Power) => Quantity::Power,
         Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
         Some(Report::BusyMhz) => Quantity::BusyMhz,
+        Some(Report::SchedP99) => Quantity::SchedLatency(Pct::P99),
+        Some(Report::SchedP999) => Quantity::SchedLatency(Pct::P999),
+        Some(Report::RunqueueP99) => Quantity::RunqueueWait(Pct::P99),
+        Some(Report::WakeupP99) => Quantity::WakeupLatency(Pct::P99),
+        Some(Report::RequestP99) => Quantity::RequestLatency(Pct::P99),
+        Some(Report::Rps) => Quantity::Rps,
     };
     let table = plan.table_of(&results, quantity);
     Ok(match opts.format {

@@ -7,6 +7,7 @@ use crate::engine::RunOutcome;
 use crate::engine::{Engine, Limits};
 use crate::error::{Error, Result};
 use crate::kernel::{build_config, Governor, KernelConfig};
+use crate::latency::Pct;
 use crate::rng::Rng;
 use crate::sched::log::Decision;
 use crate::sched::World;
@@ -371,6 +372,46 @@ pub enum Quantity {
     /// The CPUs' average frequency while busy over the measured interval, MHz: turbostat's
     /// `Bzy_MHz` (base frequency x APERF / MPERF), over all CPUs' busy time.
     BusyMhz,
+    /// A percentile of the scheduling wake-up latency (wake-up to switch-in) of all tasks, us
+    /// ([`crate::latency`]).
+    SchedLatency(Pct),
+    /// A percentile of the runqueue wait (runnable to switch-in) of all tasks, us.
+    RunqueueWait(Pct),
+    /// A percentile of the workload's own wake-up latency samples (schbench's), us.
+    WakeupLatency(Pct),
+    /// A percentile of the workload's own request latency samples (schbench's), us.
+    RequestLatency(Pct),
+    /// Requests the workload completed (its request latency samples) per second of the measured
+    /// interval: schbench's "average rps".
+    Rps,
+}
+
+/// A percentile of a histogram in us, 0 without samples.
+fn pct_us(h: &crate::latency::LatHist, p: Pct) -> f64 {
+    h.percentile(p).map_or(0.0, |ns| ns as f64 / 1e3)
+}
+
+/// All task names' histograms of one kind merged.
+fn all_names(
+    r: &RunResult,
+    pick: impl Fn(&crate::latency::NameLatency) -> &crate::latency::LatHist,
+) -> crate::latency::LatHist {
+    let mut h = crate::latency::LatHist::new();
+    for n in &r.latency.names {
+        h.merge(pick(n));
+    }
+    h
+}
+
+macro_rules! pct_names {
+    ($p:expr, $a:literal, $b:literal, $c:literal, $d:literal) => {
+        match $p {
+            Pct::P50 => $a,
+            Pct::P90 => $b,
+            Pct::P99 => $c,
+            Pct::P999 => $d,
+        }
+    };
 }
 
 impl Quantity {
@@ -386,6 +427,11 @@ impl Quantity {
             }
             Quantity::PerfPerWatt => 1000.0 / r.energy_j,
             Quantity::BusyMhz => r.busy_mhz,
+            Quantity::SchedLatency(p) => pct_us(&all_names(r, |n| &n.wakeup), p),
+            Quantity::RunqueueWait(p) => pct_us(&all_names(r, |n| &n.wait), p),
+            Quantity::WakeupLatency(p) => pct_us(&r.latency.wakeup, p),
+            Quantity::RequestLatency(p) => pct_us(&r.latency.request, p),
+            Quantity::Rps => r.latency.request.nr as f64 / r.energy_seconds(),
         }
     }
 
@@ -398,6 +444,37 @@ impl Quantity {
             Quantity::PerfPerWatt if metric.higher_is_better() => ("perf/W", "per W", true),
             Quantity::PerfPerWatt => ("perf/W", "runs per kJ", true),
             Quantity::BusyMhz => ("busy frequency (Bzy_MHz)", "MHz", true),
+            Quantity::SchedLatency(p) => (
+                pct_names!(
+                    p,
+                    "sched wake-up latency p50",
+                    "sched wake-up latency p90",
+                    "sched wake-up latency p99",
+                    "sched wake-up latency p99.9"
+                ),
+                "us",
+                false,
+            ),
+            Quantity::RunqueueWait(p) => (
+                pct_names!(
+                    p,
+                    "runqueue wait p50",
+                    "runqueue wait p90",
+                    "runqueue wait p99",
+                    "runqueue wait p99.9"
+                ),
+                "us",
+                false,
+            ),
+            Quantity::WakeupLatency(p) => {
+                let m = Metric::WakeupLatency(p);
+                (m.name(), m.unit(), false)
+            }
+            Quantity::RequestLatency(p) => {
+                let m = Metric::RequestLatency(p);
+                (m.name(), m.unit(), false)
+            }
+            Quantity::Rps => ("requests per second", "rps", true),
         }
     }
 }

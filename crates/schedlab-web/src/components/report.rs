@@ -1,8 +1,9 @@
-//! What the results report of each run: the workload's metric, package energy or power, or
-//! performance per watt (the CLI's `--report`). Switching after a job re-tables its runs in the
-//! job worker; nothing runs again.
+//! What the results report of each run: the workload's metric, package energy or power,
+//! performance per watt, or a scheduling-latency percentile (the CLI's `--report`). Switching
+//! after a job re-tables its runs in the job worker; nothing runs again.
 
 use schedlab_core::experiment::Quantity;
+use schedlab_core::latency::Pct;
 use yew::prelude::*;
 
 use crate::components::field::SelectField;
@@ -25,6 +26,16 @@ pub const REPORTS: &[(Quantity, &str, &str)] = &[
         Quantity::BusyMhz,
         "busy-mhz",
         "frequency while busy (Bzy_MHz)",
+    ),
+    (
+        Quantity::SchedLatency(Pct::P99),
+        "sched-p99",
+        "wake-up latency p99, all tasks (us)",
+    ),
+    (
+        Quantity::RunqueueWait(Pct::P99),
+        "runqueue-p99",
+        "runqueue wait p99, all tasks (us)",
     ),
 ];
 
