@@ -81,6 +81,12 @@ pub const BUILTIN: &[BuiltinScenario] = &[
         "6 CPU-bound tasks on Juno r2 after a pinned step: v6.7, the v1 migrate_task patch, and the merged \
          shr_bound form."
     ),
+    builtin!(
+        "cascadelake-schbench",
+        "schbench on a 96-CPU Cascade Lake, v6.8",
+        "schbench defaults (1 message thread, 96 workers) for 10 s on Cascade Lake under v6.8, schedutil and \
+         performance: wake-up latency p99, request latency p99, RPS."
+    ),
 ];
 
 /// Experiments made of several scenarios.
@@ -113,6 +119,12 @@ pub fn cover_letter_reports(name: &str) -> &'static [Quantity] {
         "cascadelake-fi-tbench" | "cascadelake-fi-kernbench" | "cascadelake-fi-gitsource" => {
             &[Quantity::Power, Quantity::PerfPerWatt]
         }
+        // What schbench prints besides the wake-up latency, and the scheduler's own view.
+        "cascadelake-schbench" => &[
+            Quantity::RequestLatency(crate::latency::Pct::P99),
+            Quantity::Rps,
+            Quantity::SchedLatency(crate::latency::Pct::P99),
+        ],
         _ => &[],
     }
 }

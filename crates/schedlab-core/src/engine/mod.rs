@@ -29,6 +29,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 mod history;
+#[cfg(test)]
+mod latency_tests;
 mod ops;
 #[cfg(test)]
 mod tests;
