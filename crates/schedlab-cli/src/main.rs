@@ -31,6 +31,8 @@ enum ExplainKind {
     Balance,
     Quiet,
     Freq,
+    /// Wake-ups placed by find_energy_efficient_cpu().
+    Eas,
 }
 
 impl ExplainKind {
@@ -42,6 +44,7 @@ impl ExplainKind {
             ExplainKind::Balance => K::Balance,
             ExplainKind::Quiet => K::Quiet,
             ExplainKind::Freq => K::Freq,
+            ExplainKind::Eas => K::Eas,
         }
     }
 }
@@ -137,7 +140,8 @@ enum Command {
         #[arg(long)]
         kind: Option<ExplainKind>,
     },
-    /// Print a built-in scenario as a JSON file to edit and `run`.
+    /// Print a built-in scenario as a JSON file to edit and `run`, or a machine preset as the
+    /// machine JSON a scenario can carry.
     Show { scenario: String },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
     Bench {
@@ -250,14 +254,16 @@ fn run(cmd: Command) -> Result<String, Error> {
             let topo = topology::Topology::build(&topology::presets::preset(&preset)?)?;
             let config =
                 kernel::build_config(&baseline, &patches, None, kernel::Governor::Schedutil)?;
-            let view = SchedDomains::build(&topo, &config)?.view(&topo);
+            let sd = SchedDomains::build(&topo, &config)?;
+            let view = sd.view(&topo);
             Ok(if json {
                 format!("{}\n", serde_json::to_string_pretty(&view).unwrap())
             } else {
                 format!(
-                    "{}{}",
+                    "{}{}{}",
                     view.to_text(),
-                    schedlab_core::cpufreq::rate_limits_text(&topo, &config)
+                    schedlab_core::cpufreq::rate_limits_text(&topo, &config),
+                    schedlab_core::sched::eas::status_text(&topo, &sd, &config)
                 )
             })
         }
@@ -300,7 +306,14 @@ fn run(cmd: Command) -> Result<String, Error> {
                 t.explain(all, cpu, kind.map(ExplainKind::kind))
             ))
         }
-        Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
+        Command::Show { scenario } => match scenarios::builtin(&scenario) {
+            Ok(s) => Ok(format!("{}\n", s.to_json())),
+            // A machine preset prints as the MachineSpec a scenario's "machine" can hold.
+            Err(e) => match topology::presets::preset(&scenario) {
+                Ok(m) => Ok(format!("{}\n", serde_json::to_string_pretty(&m).unwrap())),
+                Err(_) => Err(e),
+            },
+        },
         Command::Bench {
             scenario,
             runs,

@@ -443,7 +443,7 @@ impl Quantity {
             Quantity::Power => ("package power (all packages)", "W", false),
             Quantity::PerfPerWatt if metric.higher_is_better() => ("perf/W", "per W", true),
             Quantity::PerfPerWatt => ("perf/W", "runs per kJ", true),
-            Quantity::BusyMhz => ("busy frequency (Bzy_MHz)", "MHz", true),
+            Quantity::BusyMhz => ("Bzy_MHz, frequency while busy", "MHz", true),
             Quantity::SchedLatency(p) => (
                 pct_names!(
                     p,

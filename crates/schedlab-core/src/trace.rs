@@ -31,6 +31,13 @@ pub struct Counters {
     pub balance_wake: u64,
     /// Wake-ups by [`WakeClass`], indexed by [`WakeClass::index`].
     pub wake_classes: [u64; 32],
+    /// Wake-ups placed by `find_energy_efficient_cpu()` (EAS).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub wake_energy: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// The wake-up classification of the 2016 asymmetric-capacity series' evaluation: is the task

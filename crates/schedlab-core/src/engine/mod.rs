@@ -932,6 +932,8 @@ impl<'a> Engine<'a> {
         self.w.update_load_avg(cpu, curr);
         self.w.check_preempt_tick(cpu);
         self.w.update_misfit_status(cpu);
+        // task_tick_fair(): update_overutilized_status() (v5.0+).
+        self.w.update_overutilized_status(cpu);
         self.freq_update(cpu, 0);
         // trigger_load_balance()
         if self.w.jiffies() >= self.w.rqs[cpu].next_balance {

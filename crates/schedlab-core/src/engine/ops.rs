@@ -316,6 +316,10 @@ impl Engine<'_> {
                     self.w.set_nice(t, nice);
                     self.w.tasks[t].pc += 1;
                 }
+                Op::SetSlice(ns) => {
+                    self.w.set_custom_slice(t, ns);
+                    self.w.tasks[t].pc += 1;
+                }
                 Op::WakeupSample => {
                     self.lat.sample_wakeup(t);
                     self.w.tasks[t].pc += 1;

@@ -1,6 +1,6 @@
 //! The invariant checker of [`Engine::with_invariant_checks`] runs (tests): `verify()`, after
 //! every event, checks the runqueues against their tasks (membership, counts, weights,
-//! `util_est`, vruntime order), the idle mask, the pending completion events and the per-package
+//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask, the pending completion events and the per-package
 //! active-core counts. It holds no kernel function.
 
 use super::{Engine, EvKind};
@@ -89,6 +89,19 @@ impl Engine<'_> {
             if rq.queue.windows(2).any(|w| w[0] > w[1]) {
                 return Err(Error::Scenario(format!(
                     "invariant: rq {cpu} queue out of vruntime order"
+                )));
+            }
+            // cfs_rq->avg_vruntime / avg_load: the tree's keys times weights, and its weights.
+            let (mut avg, mut load) = (0i64, 0u64);
+            for &(v, t) in &rq.queue {
+                let w = self.w.tasks[t].weight;
+                avg += v.wrapping_sub(rq.min_vruntime) as i64 * w as i64;
+                load += w;
+            }
+            if (avg, load) != (rq.avg_vruntime, rq.avg_load) {
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} avg_vruntime/avg_load {}/{} where its queue sums {avg}/{load}",
+                    rq.avg_vruntime, rq.avg_load
                 )));
             }
         }

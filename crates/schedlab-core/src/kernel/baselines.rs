@@ -86,6 +86,12 @@ impl KernelConfig {
             post_init_cap: PostInitCap::CapacityScale,
             wakeup_preempt_next_buddy: true,
             last_buddy: true,
+            fair_pick: FairPick::Cfs,
+            run_to_parity: false,
+            place_lag: false,
+            place_deadline_initial: false,
+            custom_slice: false,
+            preempt_short: false,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: None,
@@ -99,18 +105,23 @@ impl KernelConfig {
             freq_scale_tick: false,
             hwp_epp: 128,
             hwp_dynamic_boost: false,
+            // No energy model or perf domains before v5.0.
+            eas: Eas::None,
+            em_power_uw: false,
+            em_util_headroom: false,
             governor: Governor::Schedutil,
         }
     }
 
-    /// v6.8 (pre-EEVDF runqueue; see [`crate::sched::rq`] for what that leaves out): capacity
+    /// v6.8: EEVDF picks (v6.6+, [`crate::sched::eevdf`], with RUN_TO_PARITY, PLACE_LAG and
+    /// PLACE_DEADLINE_INITIAL, the v6.8 features.h defaults); capacity
     /// detection, misfit, PELT scaling time, busy_factor 16, imbalance_pct 117; `wake_cap()` and the
     /// `sd_init()` SD_BALANCE_WAKE rule are gone (v5.7, replaced by `select_idle_capacity()`).
     /// Wake-up: SIS_UTIL (SIS_PROP is gone), the merged core/CPU scan with `select_idle_smt(prev)`
     /// first, `p->recent_used_cpu = prev` on every pass, the idle-prev step of `wake_affine_idle()`.
     /// The reworked load balancer (`lb_legacy` is v5.4's, for a variant that turns the legacy
-    /// balancer back on). The CFS stand-in has no next/last buddies, as EEVDF (v6.6+) has none
-    /// with NEXT_BUDDY off; `task_hot()` ignores SMT siblings (v5.10+); `prefer_sibling` comes
+    /// balancer back on). No next/last buddies: EEVDF (v6.6+) has none with NEXT_BUDDY off;
+    /// `task_hot()` ignores SMT siblings (v5.10+); `prefer_sibling` comes
     /// from the busiest group (v6.5+).
     pub fn v6_8() -> KernelConfig {
         KernelConfig {
@@ -138,6 +149,10 @@ impl KernelConfig {
             post_init_cap: PostInitCap::CpuCapacity,
             wakeup_preempt_next_buddy: false,
             last_buddy: false,
+            fair_pick: FairPick::Eevdf,
+            run_to_parity: true,
+            place_lag: true,
+            place_deadline_initial: true,
             task_hot_smt_cold: true,
             smt_balance: true,
             lb_util_shr_bound: true,
@@ -159,6 +174,11 @@ impl KernelConfig {
             schedutil_iowait_boost: IowaitBoost::DoublingUtil,
             // intel_pstate's HWP dynamic boost, v4.18+ (still in v6.8).
             hwp_dynamic_boost: true,
+            // v6.0+ feec with struct energy_env and no margin; EM power in uW (v5.19+), the DVFS
+            // headroom on the utilization (v5.14+).
+            eas: Eas::Eenv,
+            em_power_uw: true,
+            em_util_headroom: true,
             ..KernelConfig::v4_16()
         }
     }
@@ -275,6 +295,8 @@ impl KernelConfig {
             post_init_cap: PostInitCap::CpuCapacity,
             // smt_gain was removed in v5.0.
             smt_gain: false,
+            // EAS (v5.0): feec costs each candidate over every perf domain, 6% margin; EM in mW.
+            eas: Eas::TotalEnergy,
             ..KernelConfig::v4_18()
         }
     }
@@ -295,6 +317,10 @@ impl KernelConfig {
             prefer_sibling_from_busiest: false,
             wakeup_preempt_next_buddy: true,
             last_buddy: true,
+            fair_pick: FairPick::Cfs,
+            run_to_parity: false,
+            place_lag: false,
+            place_deadline_initial: false,
             task_hot_smt_cold: false,
             schedutil_util_headroom: false,
             numa_imbalance: NumaImbalance::LocalIdle,
@@ -315,6 +341,11 @@ impl KernelConfig {
             nohz_stats: NohzStats::Kick,
             // intel_cpufreq turns HWP off (passive mode with HWP came in v5.9).
             intel_cpufreq_hwp: false,
+            // v5.4's feec (base energy per perf domain, 6% margin on prev_delta + base); the EM in
+            // mW (before v5.19) with the headroom on the frequency (before v5.14).
+            eas: Eas::BaseEnergy,
+            em_power_uw: false,
+            em_util_headroom: false,
             wake_cap: true,
             balance_wake_on_asym: true,
             wake_cap_asym_gate: true,
@@ -323,6 +354,31 @@ impl KernelConfig {
             sis_scan: SisScan::Prop,
             sis_core_scan: SisCoreScan::Separate,
             ..KernelConfig::v6_8()
+        }
+    }
+
+    /// v6.12 (LTS, November 2024; see [`crate::sched::eevdf`] for what was read): v6.8 with per-task
+    /// slices from `sched_attr.sched_runtime` and PREEMPT_SHORT. **Not modelled yet**, and so
+    /// missing from this baseline: DELAY_DEQUEUE (v6.12's default: a sleeping task that is not
+    /// eligible stays queued, "delayed", until it is picked or wakes), and the balancer and
+    /// cpufreq changes between v6.8 and v6.12, which keep their v6.8 values here.
+    pub fn v6_12() -> KernelConfig {
+        KernelConfig {
+            label: "v6.12 (without DELAY_DEQUEUE)".into(),
+            custom_slice: true,
+            preempt_short: true,
+            ..KernelConfig::v6_8()
+        }
+    }
+
+    /// v6.6 (October 2023, the first EEVDF release; its EEVDF rules taken as equal to v6.8's on
+    /// everything modelled here (see [`crate::sched::eevdf`] for what was read), with the `avg_vruntime()` floor-division fix
+    /// 650cad561cce of v6.7 that v6.6 stable has): v6.7 with its label. `smt_balance` and
+    /// `prefer_sibling_from_busiest` are already in (v6.6 / v6.5).
+    pub fn v6_6() -> KernelConfig {
+        KernelConfig {
+            label: "v6.6".into(),
+            ..KernelConfig::v6_7()
         }
     }
 
@@ -386,16 +442,28 @@ pub const BASELINES: &[Baseline] = &[
         config: KernelConfig::v5_6,
     },
     Baseline {
+        name: "v6.6",
+        summary: "first EEVDF release: pick_eevdf(), lag-preserving place_entity(), RUN_TO_PARITY",
+        stands_for: "v6.6 (EEVDF as v6.8's, see sched/eevdf.rs for sources; the rest as v6.7)",
+        config: KernelConfig::v6_6,
+    },
+    Baseline {
         name: "v6.7",
-        summary: "capacity-aware mainline (E5); detach_tasks() skips tasks with util > imbalance",
+        summary: "EEVDF, capacity-aware mainline (E5); detach_tasks() skips tasks with util > imbalance",
         stands_for: "v6.7 (tip of Nov 2023; load balancer read as v6.8 minus 3af7524b1419)",
         config: KernelConfig::v6_7,
     },
     Baseline {
         name: "v6.8",
-        summary: "capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY, shr_bound migrate_util)",
+        summary: "EEVDF, capacity-aware mainline (misfit, SD_ASYM_CPUCAPACITY, shr_bound migrate_util)",
         stands_for: "v6.8 (read: v6.8.0)",
         config: KernelConfig::v6_8,
+    },
+    Baseline {
+        name: "v6.12",
+        summary: "LTS: EEVDF with per-task slices (sched_runtime) and PREEMPT_SHORT; DELAY_DEQUEUE not modelled",
+        stands_for: "v6.12 (EEVDF: custom slices and PREEMPT_SHORT; the rest as v6.8)",
+        config: KernelConfig::v6_12,
     },
 ];
 

@@ -49,6 +49,21 @@ pub enum PeltUpdate {
     Accumulate,
 }
 
+/// How `pick_next_entity()` chooses among a cfs_rq's runnable tasks.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FairPick {
+    /// CFS (v2.6.23-v6.5): the leftmost vruntime, with the skip/last/next buddies, slices from
+    /// `sched_slice()` and `check_preempt_tick()`/`wakeup_preempt_entity()` (see
+    /// [`crate::sched::rq`]).
+    #[default]
+    Cfs,
+    /// EEVDF (v6.6+, 147f3efaa241 / 5e963f2bd465): the eligible task with the earliest virtual
+    /// deadline, `pick_eevdf()`, with `place_entity()`'s lag and `update_deadline()` (see
+    /// [`crate::sched::eevdf`]).
+    Eevdf,
+}
+
 /// The capacity `post_init_entity_util_avg()` gives half the spare of (fidelity review F12).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -69,6 +84,16 @@ pub enum AsymPriority {
     LowerCpuNumber,
     /// The DynamIQ RFC (March 2018): priority = `capacity_orig`, bigger CPUs preferred.
     CpuCapacity,
+    /// x86 ITMT, v6.5+ (arch/x86/kernel/itmt.c `sched_set_itmt_core_prio(prio, cpu)`, Ricardo
+    /// Neri's SMT series): each CPU's priority is its core's CPPC `highest_perf`
+    /// ([`crate::topology::ClusterSpec::itmt_prio`]), the same for both SMT siblings; from
+    /// v6.5 `sched_use_asym_prio()` keeps a busy core's sibling from counting as idle instead.
+    Itmt,
+    /// x86 ITMT, v4.10-v6.4 (`sched_set_itmt_core_prio(prio, core_cpu)`): the i-th SMT sibling
+    /// of a core (1-based, in CPU order) gets `prio * smp_num_siblings / (i * i)`, so every
+    /// core's first thread ranks above any core's second thread. `smp_num_siblings` is the
+    /// machine's most threads per core (2 on Alder Lake, for its E-cores too).
+    ItmtSmtScaled,
 }
 
 /// `SD_ASYM_PACKING` on the listed levels, with the priority hook.
@@ -436,6 +461,37 @@ impl LegacyLb {
     }
 }
 
+/// Energy-aware scheduling as the era's `find_energy_efficient_cpu()` has it (kernel/sched/fair.c),
+/// with `compute_energy()` and the energy model's `em_pd_energy()` / `em_cpu_energy()`
+/// (include/linux/energy_model.h). It acts only where `sched_energy_enabled()` holds (see
+/// [`crate::sched::eas`]: SD_ASYM_CPUCAPACITY, an energy model for every CPU, schedutil, and
+/// `EM_MAX_COMPLEXITY`). Without uclamp in the model, `util_fits_cpu()` (v6.2+) is the plain
+/// `fits_capacity()` test and the `fits` / thermal-capacity ranks of v6.2+ feec are all "fits".
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Eas {
+    /// No EAS (before v5.0: no energy model, no perf domains).
+    #[default]
+    None,
+    /// v5.0-v5.3 (732cd75b8c92): each candidate (prev_cpu and each perf domain's max-spare-capacity
+    /// CPU other than prev) is costed with `compute_energy()` over every perf domain; the winner
+    /// replaces prev only if it saves more than 1/16 of prev's energy
+    /// (`prev_energy - best_energy > prev_energy >> 4`). Overutilized candidates are skipped by
+    /// `cpu_cap * 1024 < util * capacity_margin`.
+    TotalEnergy,
+    /// v5.4-v5.19 (eb92692b2544, "Speed-up energy-aware wake-ups"): energy deltas against each perf
+    /// domain's base energy (without the task); prev_cpu also competes for max spare capacity;
+    /// the margin is `prev_delta - best_delta > (prev_delta + base_energy) >> 4`.
+    BaseEnergy,
+    /// v6.0+ (Vincent Donnefort's feec series): `struct energy_env` with each perf domain's busy time
+    /// computed once without the task (`eenv_pd_busy_time()`, capped at the domain's capacity)
+    /// plus the task's (`eenv_task_busy_time()`), the max utilization per candidate
+    /// (`eenv_pd_max_util()`), the max-spare CPU among the CPUs other than prev evaluated only if
+    /// its spare capacity beats prev's, a reversed ordering (`energy < base`) aborting to prev,
+    /// and no margin: the winner replaces prev when `best_delta < prev_delta`.
+    Eenv,
+}
+
 /// The cpufreq governor of every policy.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -656,7 +712,9 @@ pub struct KernelConfig {
     pub imbalance_pct_die: u32,
     /// `sysctl_sched_latency` before tunable scaling (6 ms).
     pub sched_latency_ns: u64,
-    /// `sysctl_sched_min_granularity` before tunable scaling (0.75 ms).
+    /// `sysctl_sched_min_granularity` before tunable scaling (0.75 ms); from v6.6 the same value is
+    /// `sysctl_sched_base_slice` (renamed by the EEVDF series, scaled alike by `update_sysctl()`),
+    /// EEVDF's request size `se->slice`.
     pub sched_min_granularity_ns: u64,
     /// `sysctl_sched_wakeup_granularity` before tunable scaling (1 ms).
     pub sched_wakeup_granularity_ns: u64,
@@ -671,6 +729,40 @@ pub struct KernelConfig {
     /// v6.6): a preempted curr becomes the last buddy when the cfs_rq runs at least
     /// `sched_nr_latency` (8) tasks, and `pick_next_entity()` prefers it if that is not unfair.
     pub last_buddy: bool,
+    /// `pick_next_entity()`: the CFS pick (v4.x-v6.5) or EEVDF's `pick_eevdf()` (v6.6+), with
+    /// everything that goes with each (placement, slices, tick and wake-up preemption).
+    #[serde(default)]
+    pub fair_pick: FairPick,
+    /// EEVDF's RUN_TO_PARITY feature (features.h, v6.6+ 63304558ba5d, default on):
+    /// `pick_eevdf()` keeps an eligible curr until it gets a new slice (the pick stashes the
+    /// deadline in `se->vlag`, the "HACK" of `set_next_entity()`), which inhibits wake-up
+    /// preemption. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub run_to_parity: bool,
+    /// EEVDF's PLACE_LAG feature (v6.6+, default on): `place_entity()` puts a waking or migrating
+    /// task at `avg_vruntime() - vlag`, the lag it had at its dequeue (`update_entity_lag()`),
+    /// inflated by `(W + w_i) / W`; off, at the 0-lag point. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub place_lag: bool,
+    /// EEVDF's PLACE_DEADLINE_INITIAL feature (v6.6+, default on): a new task's first virtual
+    /// deadline is half a slice away (`place_entity()` with ENQUEUE_INITIAL), as if it joined
+    /// halfway through the others' slices. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub place_deadline_initial: bool,
+    /// Per-task slices (v6.12+, 857b158dc5e8 "sched/eevdf: Use sched_attr::sched_runtime to set
+    /// request/slice suggestion"): `__setscheduler_params()` takes a fair task's
+    /// `sched_attr.sched_runtime` as its `se->slice` (`custom_slice`, clamped to 0.1-100 ms), which
+    /// `place_entity()` and `update_deadline()` then keep; before, the field is ignored for
+    /// SCHED_OTHER. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub custom_slice: bool,
+    /// EEVDF's PREEMPT_SHORT feature (v6.12+, 85e511df3cec "sched/eevdf: Allow shorter slices to
+    /// wakeup-preempt", default on): a woken eligible task with a shorter slice than curr cancels
+    /// curr's RUN_TO_PARITY protection (`do_preempt_short()` / `cancel_protect_slice()`), and
+    /// `update_curr()` reschedules an unprotected curr once it is not eligible
+    /// (`did_preempt_short()`). Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub preempt_short: bool,
     /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
     /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
     /// v6.8 fair.c:8813; absent in v4.9 and v5.6).
@@ -728,6 +820,25 @@ pub struct KernelConfig {
     /// included) with an ACPI server PM profile (`intel_pstate_init_cpu()`), the only HWP machine
     /// modelled, so the era value is on. Off: no hook (before v4.18, or a client profile).
     pub hwp_dynamic_boost: bool,
+    /// Energy-aware scheduling and its `find_energy_efficient_cpu()` form (see [`Eas`]): none before
+    /// v5.0, [`Eas::TotalEnergy`] v5.0-v5.3, [`Eas::BaseEnergy`] v5.4-v5.19, [`Eas::Eenv`] v6.0+.
+    #[serde(default)]
+    pub eas: Eas,
+    /// The energy model's power unit: microwatts (v5.19+, "PM: EM: convert power field to
+    /// micro-Watts precision": `_get_power()` divides `dpc * mV^2 * MHz` by 10^6) or milliwatts
+    /// (v5.1-v5.18 `of_dev_pm_opp_get_cpu_power()` / `_get_cpu_power()`, by 10^9). Each state's
+    /// `cost = power * max_freq / freq` (integer, `em_create_pd()` / `em_compute_costs()`, to v6.8)
+    /// inherits the rounding.
+    #[serde(default)]
+    pub em_power_uw: bool,
+    /// Where the energy estimate puts the 25% DVFS headroom: on the utilization,
+    /// `freq = max_freq * min(util + util/4, cpu_cap) / scale_cpu` (v5.14+ `map_util_perf()` in
+    /// `em_cpu_energy()`, with the thermal `allowed_cpu_cap`; in v6.8 moved into
+    /// `eenv_pd_max_util()` by `sugov_effective_cpu_perf()`, same figure), or on the frequency,
+    /// `freq = (max_freq + max_freq/4) * util / scale_cpu` (v5.0-v5.13 `map_util_freq()` in
+    /// `em_pd_energy()`).
+    #[serde(default)]
+    pub em_util_headroom: bool,
     pub governor: Governor,
 }
 

@@ -17,6 +17,7 @@
 //! (`topology::presets`).
 
 pub mod cpuidle;
+pub mod em;
 
 use serde::{Deserialize, Serialize};
 

@@ -6,6 +6,7 @@ use super::balance::{CpuIdleType, GroupType, MigrationType};
 use super::wakeup::Placement;
 use crate::cpumask::CpuMask;
 use crate::domains::SdLevel;
+use crate::kernel::Eas;
 use serde::{Deserialize, Serialize};
 
 /// One scheduler decision.
@@ -64,11 +65,11 @@ pub struct FreqDecision {
     /// The CPU whose update ran the governor (the clock's first CPU for a turbo cap).
     pub cpu: usize,
     /// The utilization and capacity the request was computed from (after the iowait boost;
-    /// schedutil only, else 0).
+    /// schedutil); for HWP, the core's activity in 1/1024 and 1024; else 0.
     pub util: u64,
     pub max: u64,
     /// The reference frequency, kHz: `policy->cpuinfo.max_freq` with frequency invariance,
-    /// `policy->cur` without (schedutil only, else 0).
+    /// `policy->cur` without (schedutil); HWP max for HWP; else 0.
     pub ref_khz: u32,
     /// What the policy asks for (or, held back, would have asked for), kHz.
     pub req_khz: u32,
@@ -102,6 +103,86 @@ pub struct WakeDecision {
     /// The level the slow path started from.
     pub slow_path_level: Option<SdLevel>,
     pub target: usize,
+    /// `find_energy_efficient_cpu()`'s figures, when it placed the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eas: Option<EasLog>,
+}
+
+/// One `find_energy_efficient_cpu()` evaluation. Energies are the energy model's units (see
+/// [`crate::power::em`]: mW or uW times utilization over capacity): [`Eas::TotalEnergy`] gives
+/// each candidate's energy over every perf domain, the later forms the delta over the perf
+/// domain's base energy (the domain without the task).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct EasLog {
+    pub rule: Eas,
+    /// Per perf domain, in `rd->pd` order.
+    pub pds: Vec<EasPdLog>,
+    /// prev_cpu's energy (or delta); None when it does not fit.
+    pub prev: Option<u64>,
+    /// The best candidate's energy (or delta) and CPU (prev_cpu when none beat it).
+    pub best: Option<u64>,
+    pub best_cpu: usize,
+    /// v5.4-v5.19: the sum of the perf domains' base energies (the margin's `base_energy`).
+    pub base_energy: u64,
+    /// v5.x: the saving the best had to exceed (`prev >> 4`, or `(prev + base) >> 4`).
+    pub margin: Option<u64>,
+    /// v6.0+: a candidate's energy came out below the base ("CPU utilization has reversed the
+    /// ordering"), so feec kept prev_cpu.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reversed: bool,
+    pub target: usize,
+}
+
+/// One perf domain in a feec evaluation.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct EasPdLog {
+    pub cpus: CpuMask,
+    /// The domain's energy without the task (v5.4+).
+    pub base: Option<u64>,
+    /// prev_cpu's spare capacity (`capacity_of - util` with the task) and energy, if prev is here
+    /// and fits.
+    pub prev_spare: Option<u64>,
+    pub prev: Option<u64>,
+    /// The max-spare-capacity candidate: CPU, spare capacity, energy.
+    pub candidate: Option<(usize, u64, u64)>,
+}
+
+impl EasLog {
+    /// Compact text: `pd{0-3} base 120 prev +40 (spare 300) CPU2 +35 (spare 700); ...`.
+    pub fn to_text(&self) -> String {
+        let rule = match self.rule {
+            Eas::None => "none",
+            Eas::TotalEnergy => "v5.0 total energy",
+            Eas::BaseEnergy => "v5.4 base energy",
+            Eas::Eenv => "v6.0 eenv",
+        };
+        let mut parts = Vec::with_capacity(self.pds.len());
+        for pd in &self.pds {
+            let mut s = format!("pd{{{}}}", pd.cpus);
+            if let Some(b) = pd.base {
+                s += &format!(" base {b}");
+            }
+            if let (Some(e), Some(sp)) = (pd.prev, pd.prev_spare) {
+                s += &format!(" prev {e} (spare {sp})");
+            }
+            if let Some((c, sp, e)) = pd.candidate {
+                s += &format!(" CPU{c} {e} (spare {sp})");
+            }
+            parts.push(s);
+        }
+        let mut verdict = match (self.prev, self.best) {
+            (Some(p), Some(b)) => format!("prev {p}, best CPU{} {b}", self.best_cpu),
+            (None, Some(b)) => format!("prev does not fit, best CPU{} {b}", self.best_cpu),
+            _ => "no candidate".to_string(),
+        };
+        if let Some(m) = self.margin {
+            verdict += &format!(", margin {m}");
+        }
+        if self.reversed {
+            verdict += ", ordering reversed";
+        }
+        format!("feec ({rule}): {}; {verdict}", parts.join("; "))
+    }
 }
 
 /// One group as `update_sg_lb_stats()` saw it.
@@ -240,12 +321,15 @@ pub enum DecisionKind {
     Quiet,
     /// A frequency decision.
     Freq,
+    /// A wake-up placed by `find_energy_efficient_cpu()`.
+    Eas,
 }
 
 impl Decision {
     pub fn kind(&self) -> DecisionKind {
         match self {
             Decision::Wakeup(w) if w.fork => DecisionKind::Fork,
+            Decision::Wakeup(w) if w.eas.is_some() => DecisionKind::Eas,
             Decision::Wakeup(_) => DecisionKind::Wakeup,
             Decision::Balance(_) if self.is_quiet() => DecisionKind::Quiet,
             Decision::Balance(_) => DecisionKind::Balance,
@@ -307,6 +391,10 @@ impl Decision {
                     (Placement::SlowPath, Some(l)) => format!("find_idlest_cpu from {}", l.name()),
                     (Placement::SlowPath, None) => "find_idlest_cpu".to_string(),
                     (Placement::FastPath, _) => "select_idle_sibling".to_string(),
+                    (Placement::Energy, _) => w
+                        .eas
+                        .as_ref()
+                        .map_or("find_energy_efficient_cpu".to_string(), |e| e.to_text()),
                 };
                 format!(
                     "{:>12.6} {what} {} (util {}): {from}; {}{path} -> CPU{}",
@@ -330,7 +418,15 @@ impl Decision {
                     f.policy,
                     f.why.name()
                 );
-                if f.max > 0 {
+                if matches!(f.why, FreqWhy::HwpRamp | FreqWhy::HwpBoost) {
+                    // The HWP model's inputs: the core's activity and HWP max.
+                    s.push_str(&format!(
+                        "core activity {}/{} max {} MHz, ",
+                        f.util,
+                        f.max,
+                        mhz(f.ref_khz)
+                    ));
+                } else if f.max > 0 {
                     s.push_str(&format!(
                         "util {}/{} ref {} MHz, ",
                         f.util,

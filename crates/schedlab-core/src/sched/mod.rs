@@ -7,6 +7,8 @@
 //! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
+pub mod eas;
+pub mod eevdf;
 pub mod lb_v4;
 pub mod log;
 pub mod rq;
@@ -63,6 +65,15 @@ pub struct Task {
     pub cpu: usize,
     pub weight: u64,
     pub vruntime: u64,
+    /// EEVDF's `se->deadline`: the virtual time its current request (slice) ends (v6.6+).
+    pub deadline: u64,
+    /// EEVDF's `se->vlag`: the lag saved at dequeue (`update_entity_lag()`), or, while the task
+    /// runs, its deadline at the pick (RUN_TO_PARITY's stash in `set_next_entity()`).
+    pub vlag: i64,
+    /// EEVDF's `se->slice`: the request size in wall ns (`sysctl_sched_base_slice`, v6.6+).
+    pub slice: u64,
+    /// `se->custom_slice` (v6.12+): `slice` was asked for with `sched_attr.sched_runtime`.
+    pub custom_slice: bool,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub exec_start: Nanos,
@@ -110,6 +121,10 @@ impl Task {
             cpu,
             weight: NICE_0_LOAD,
             vruntime: 0,
+            deadline: 0,
+            vlag: 0,
+            slice: 0,
+            custom_slice: false,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             exec_start: now,
@@ -147,6 +162,11 @@ pub struct Rq {
     /// `cfs_rq->load.weight`.
     pub load_weight: u64,
     pub min_vruntime: u64,
+    /// `cfs_rq->avg_vruntime`: sum over the queued tasks (curr excluded) of
+    /// `(vruntime - min_vruntime) * weight` (v6.6+; kept for every era, it is cheap).
+    pub avg_vruntime: i64,
+    /// `cfs_rq->avg_load`: sum of the queued tasks' weights (curr excluded).
+    pub avg_load: u64,
     /// The cfs_rq's PELT signals.
     pub avg: SchedAvg,
     pub clock_pelt: ClockPelt,
@@ -261,6 +281,15 @@ pub struct World {
     pub now: Nanos,
     /// `rd->overload`.
     pub rd_overload: bool,
+    /// `rd->pd`: the perf domains with their energy models, empty where EAS is off
+    /// ([`eas::build_perf_domains`]).
+    pub pd: Vec<crate::power::em::EmPerfDomain>,
+    /// Why EAS is off, if it is.
+    pub eas_off: Option<eas::EasOff>,
+    /// `rd->overutilized` (EAS systems, v5.0+).
+    pub rd_overutilized: bool,
+    /// The last feec evaluation's figures, for the wake-up's decision (traced runs only).
+    pub eas_log: Option<log::EasLog>,
     /// `nohz.next_balance` in jiffies.
     pub nohz_next_balance: u64,
     /// `nohz.has_blocked`: some tickless idle CPU may have blocked load to decay.
@@ -374,9 +403,13 @@ impl World {
             .map(|d| vec![false; d.groups.len()])
             .collect();
         let min_capacity_orig = topo.capacities().first().copied().unwrap_or(1024) as u64;
-        let arch_capacity = (0..n)
+        let arch_capacity: Vec<u64> = (0..n)
             .map(|c| crate::domains::arch_scale_cpu_capacity(&topo, &config, c))
             .collect();
+        let (pd, eas_off) = match eas::build_perf_domains(&topo, &sd, &config, &arch_capacity) {
+            Ok(pd) => (pd, None),
+            Err(why) => (Vec::new(), Some(why)),
+        };
         let capacity_orig = (0..n)
             .map(|c| crate::domains::capacity_orig(&topo, &config, c))
             .collect();
@@ -389,6 +422,8 @@ impl World {
                 nr_running: 0,
                 load_weight: 0,
                 min_vruntime: rq::VRUNTIME_ORIGIN,
+                avg_vruntime: 0,
+                avg_load: 0,
                 avg: SchedAvg::default(),
                 clock_pelt: ClockPelt::default(),
                 // Every CPU has gone idle once since boot (`newidle_balance()` set its stamp):
@@ -434,6 +469,10 @@ impl World {
             freq_pending: None,
             now: 0,
             rd_overload: false,
+            pd,
+            eas_off,
+            rd_overutilized: false,
+            eas_log: None,
             nohz_next_balance: 0,
             nohz_has_blocked: false,
             nohz_next_blocked: 0,
@@ -626,6 +665,10 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 
 #[cfg(test)]
 mod baseline_tests;
+#[cfg(test)]
+mod eas_tests;
+#[cfg(test)]
+mod eevdf_tests;
 #[cfg(test)]
 mod lb_era_tests;
 #[cfg(test)]

@@ -8,6 +8,9 @@
 //! is not unfair by more than a wake-up granularity ([`KernelConfig::wakeup_preempt_next_buddy`],
 //! [`KernelConfig::last_buddy`]; the NEXT_BUDDY feature, off by default, is not modelled).
 //!
+//! From v6.6 ([`KernelConfig::fair_pick`] = eevdf) the pick, placement, slices and preemption
+//! are EEVDF's, in [`crate::sched::eevdf`]; this file dispatches to it at each of those points.
+//!
 //! Simplifications: one cfs_rq per CPU (no task groups, so no hierarchical load); vruntime is kept
 //! absolute and renormalised against `min_vruntime` when a task changes CPU, as
 //! `migrate_task_rq_fair()` does, but against the old queue's `min_vruntime` at the enqueue rather
@@ -15,9 +18,10 @@
 //!
 //! [`KernelConfig::wakeup_preempt_next_buddy`]: crate::kernel::KernelConfig::wakeup_preempt_next_buddy
 //! [`KernelConfig::last_buddy`]: crate::kernel::KernelConfig::last_buddy
+//! [`KernelConfig::fair_pick`]: crate::kernel::KernelConfig::fair_pick
 
 use super::{TaskId, TaskState, World};
-use crate::kernel::{PeltInvariance, PeltUpdate, PostInitCap};
+use crate::kernel::{FairPick, PeltInvariance, PeltUpdate, PostInitCap};
 use crate::pelt::{Scale, SchedAvg, LOAD_AVG_MAX};
 
 /// `cfs_rq->min_vruntime` starts here so that `place_entity()`'s subtraction never underflows.
@@ -26,7 +30,7 @@ pub const VRUNTIME_ORIGIN: u64 = 1 << 40;
 impl World {
     /// `calc_delta_fair()`: runtime to vruntime for a task of this weight. Exact division where the
     /// kernel multiplies by a 32-bit inverse weight (`__calc_delta()`); they differ by under 1 ns.
-    fn calc_delta_fair(delta: u64, weight: u64) -> u64 {
+    pub(super) fn calc_delta_fair(delta: u64, weight: u64) -> u64 {
         if weight == super::NICE_0_LOAD {
             delta
         } else {
@@ -44,17 +48,27 @@ impl World {
         }
     }
 
-    /// `reweight_entity()` via `set_user_nice()`: a task's weight changes, and its runqueue's.
+    /// `reweight_entity()` via `set_user_nice()`: a task's weight changes, and its runqueue's
+    /// (and, for a queued task, the `avg_vruntime` sums, as v6.6 has it; `reweight_eevdf()`'s
+    /// rescaling of vlag and deadline, v6.7+, is not modelled).
     pub fn set_nice(&mut self, t: TaskId, nice: i32) {
         let weight = super::nice_to_weight(nice);
         let cpu = self.tasks[t].cpu;
-        if self.tasks[t].state == TaskState::Runnable {
+        let runnable = self.tasks[t].state == TaskState::Runnable;
+        let in_tree = runnable && self.rqs[cpu].curr != Some(t);
+        if runnable {
             self.update_curr(cpu);
             self.update_load_avg(cpu, Some(t));
             let rq = &mut self.rqs[cpu];
             rq.load_weight = rq.load_weight - self.tasks[t].weight + weight;
         }
+        if in_tree {
+            self.avg_vruntime_sub(cpu, t);
+        }
         self.tasks[t].weight = weight;
+        if in_tree {
+            self.avg_vruntime_add(cpu, t);
+        }
     }
 
     /// `sched_slice()`: the wall time `task` should run in one period on `cpu`.
@@ -78,6 +92,10 @@ impl World {
         task.exec_start = now;
         task.sum_exec_runtime += delta;
         task.vruntime += Self::calc_delta_fair(delta, task.weight);
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.update_deadline(cpu, t);
+            self.did_preempt_short(cpu, t);
+        }
         self.update_min_vruntime(cpu);
     }
 
@@ -95,8 +113,12 @@ impl World {
                 Some(_) => vruntime.min(lv),
             };
         }
-        let rq = &mut self.rqs[cpu];
-        rq.min_vruntime = rq.min_vruntime.max(vruntime);
+        // __update_min_vruntime(): only forwards, and (v6.6+) the avg_vruntime keys follow.
+        let delta = vruntime.wrapping_sub(rq.min_vruntime) as i64;
+        if delta > 0 {
+            self.avg_vruntime_update(cpu, delta);
+            self.rqs[cpu].min_vruntime = vruntime;
+        }
     }
 
     /// The clock PELT reads on `cpu`, and how contributions are scaled.
@@ -269,20 +291,26 @@ impl World {
         }
     }
 
+    /// `__enqueue_entity()`: into the tree (and its `avg_vruntime` sums).
     fn queue_insert(&mut self, cpu: usize, t: TaskId) {
+        self.avg_vruntime_add(cpu, t);
         let key = (self.tasks[t].vruntime, t);
         let q = &mut self.rqs[cpu].queue;
         let pos = q.partition_point(|e| *e < key);
         q.insert(pos, key);
     }
 
+    /// `__dequeue_entity()`: out of the tree, if it is there (curr is not).
     fn queue_remove(&mut self, cpu: usize, t: TaskId) {
         let key = (self.tasks[t].vruntime, t);
-        let q = &mut self.rqs[cpu].queue;
-        if let Ok(pos) = q.binary_search(&key) {
-            q.remove(pos);
-        } else if let Some(pos) = q.iter().position(|e| e.1 == t) {
-            q.remove(pos);
+        let q = &self.rqs[cpu].queue;
+        let pos = q
+            .binary_search(&key)
+            .ok()
+            .or_else(|| q.iter().position(|e| e.1 == t));
+        if let Some(pos) = pos {
+            self.rqs[cpu].queue.remove(pos);
+            self.avg_vruntime_sub(cpu, t);
         }
     }
 
@@ -291,7 +319,17 @@ impl World {
     /// vslice after `min_vruntime` (START_DEBIT), and the result is kept relative to that
     /// `min_vruntime` until [`World::enqueue_task`] adds the new queue's (`Enqueue::New`). The
     /// child-runs-first swap (`sysctl_sched_child_runs_first`, off by default) is not modelled.
+    ///
+    /// EEVDF (v6.6+): `update_curr()` and `place_entity(ENQUEUE_INITIAL)` on the parent's queue;
+    /// the enqueue places the child again, on its own CPU (ENQUEUE_INITIAL from
+    /// `wake_up_new_task()`), which is the placement that counts.
     pub fn task_fork_fair(&mut self, cpu: usize, child: TaskId, parent: Option<TaskId>) {
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.update_curr(cpu);
+            self.tasks[child].vlag = 0;
+            self.place_entity_eevdf(cpu, child, true);
+            return;
+        }
         self.tasks[child].vruntime = 0;
         if let Some(p) = parent.filter(|&p| self.rqs[cpu].curr == Some(p)) {
             self.update_curr(cpu);
@@ -303,8 +341,8 @@ impl World {
         task.vruntime = task.vruntime.wrapping_sub(min);
     }
 
-    /// `place_entity()`: sleepers get at most half a latency period of credit (GENTLE_FAIR_SLEEPERS);
-    /// new tasks start one vslice behind (START_DEBIT).
+    /// `place_entity()` (v4.9-v6.5): sleepers get at most half a latency period of credit
+    /// (GENTLE_FAIR_SLEEPERS); new tasks start one vslice behind (START_DEBIT).
     fn place_entity(&mut self, cpu: usize, t: TaskId, initial: bool) {
         let mut vruntime = self.rqs[cpu].min_vruntime;
         if initial {
@@ -333,7 +371,13 @@ impl World {
             self.counters.migrations += 1;
             self.tasks[t].cpu = cpu;
         }
+        let eevdf = self.config.fair_pick == FairPick::Eevdf;
         match how {
+            Enqueue::New if eevdf => {
+                self.place_entity_eevdf(cpu, t, true);
+                self.post_init_entity_util_avg(cpu, t);
+                self.attach_entity_load_avg(cpu, t);
+            }
             Enqueue::New => {
                 // The relative vruntime task_fork_fair() left, against this queue.
                 let rel = self.tasks[t].vruntime;
@@ -348,9 +392,19 @@ impl World {
                     // Decay the sleeping task to now before it counts again.
                     self.update_load_avg(cpu, Some(t));
                 }
-                self.place_entity(cpu, t, false);
+                if eevdf {
+                    self.place_entity_eevdf(cpu, t, false);
+                } else {
+                    self.place_entity(cpu, t, false);
+                }
             }
-            Enqueue::Migrated => self.attach_entity_load_avg(cpu, t),
+            Enqueue::Migrated => {
+                self.attach_entity_load_avg(cpu, t);
+                // v6.6+: enqueue_entity() places every entity, a migrated one too.
+                if eevdf {
+                    self.place_entity_eevdf(cpu, t, false);
+                }
+            }
         }
         let prev_nr = self.rqs[cpu].nr_running;
         let est = self.task_util_est_only(t);
@@ -365,6 +419,10 @@ impl World {
         if prev_nr < 2 && rq.nr_running >= 2 {
             self.rd_overload = true;
         }
+        // enqueue_task_fair(): `if (!task_new) update_overutilized_status(rq)` (v5.0+).
+        if !matches!(how, Enqueue::New) {
+            self.update_overutilized_status(cpu);
+        }
         self.update_min_vruntime(cpu);
         self.update_idle_mask(cpu);
     }
@@ -377,6 +435,10 @@ impl World {
         self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
         self.update_curr(cpu);
         self.update_load_avg(cpu, Some(t));
+        // v6.6+ dequeue_entity(): the lag it leaves with, for its next place_entity().
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.update_entity_lag(cpu, t);
+        }
         if self.rqs[cpu].curr == Some(t) {
             self.put_curr(cpu);
         }
@@ -407,7 +469,7 @@ impl World {
     }
 
     /// `clear_buddies()`: `t` stops being any buddy of `cpu`'s cfs_rq.
-    fn clear_buddies(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn clear_buddies(&mut self, cpu: usize, t: TaskId) {
         let rq = &mut self.rqs[cpu];
         for b in [&mut rq.last, &mut rq.next, &mut rq.skip] {
             if *b == Some(t) {
@@ -461,18 +523,39 @@ impl World {
     /// `put_prev_task_fair()` + `pick_next_task_fair()` + `set_next_entity()`: the previous curr,
     /// if still runnable, goes back into the tree, and [`World::pick_next_entity`]'s choice
     /// becomes curr (its buddy marks are cleared). Returns the new curr.
+    ///
+    /// EEVDF (v6.6+): [`World::pick_eevdf`] chooses with prev still curr (see
+    /// [`crate::sched::eevdf`]); the pick stashes the deadline in vlag. `__schedule()` clears the
+    /// need-resched flag after the pick, so a reschedule `update_deadline()` asks for during it
+    /// is dropped.
     pub fn pick_next_task(&mut self, cpu: usize) -> Option<TaskId> {
+        let eevdf = self.config.fair_pick == FairPick::Eevdf;
+        let resched_before = self.need_resched.test(cpu);
         self.update_curr(cpu);
+        let chosen = if eevdf { self.pick_eevdf(cpu) } else { None };
+        if eevdf && !resched_before {
+            self.need_resched.clear(cpu);
+        }
         if let Some(prev) = self.rqs[cpu].curr {
             self.update_load_avg(cpu, Some(prev));
             self.put_curr(cpu);
             self.queue_insert(cpu, prev);
         }
-        let idx = self.pick_next_entity(cpu)?;
+        let idx = match chosen {
+            Some(t) => {
+                let q = &self.rqs[cpu].queue;
+                q.binary_search(&(self.tasks[t].vruntime, t)).ok()?
+            }
+            None => self.pick_next_entity(cpu)?,
+        };
         let (_, next) = self.rqs[cpu].queue[idx];
         self.clear_buddies(cpu, next);
         self.update_load_avg(cpu, Some(next));
         self.rqs[cpu].queue.remove(idx);
+        self.avg_vruntime_sub(cpu, next);
+        if eevdf {
+            self.set_next_entity_eevdf(next);
+        }
         let now = self.now;
         let task = &mut self.tasks[next];
         task.exec_start = now;
@@ -489,6 +572,10 @@ impl World {
     /// `yield_task_fair()`: clear curr's buddy marks and make it the skip buddy, so the next pick
     /// prefers another task, and reschedule.
     pub fn yield_task(&mut self, cpu: usize) {
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.yield_task_eevdf(cpu);
+            return;
+        }
         self.update_curr(cpu);
         if let Some(curr) = self.rqs[cpu].curr {
             self.clear_buddies(cpu, curr);
@@ -497,8 +584,13 @@ impl World {
         self.resched(cpu);
     }
 
-    /// `check_preempt_tick()`: curr used its slice, or is a slice ahead of the leftmost task.
+    /// `check_preempt_tick()` (v4.9-v6.5): curr used its slice, or is a slice ahead of the
+    /// leftmost task. EEVDF (v6.6+) has no such check: the tick's `update_curr()` reschedules
+    /// through `update_deadline()`.
     pub fn check_preempt_tick(&mut self, cpu: usize) {
+        if self.config.fair_pick == FairPick::Eevdf {
+            return;
+        }
         let Some(curr) = self.rqs[cpu].curr else {
             return;
         };
@@ -527,7 +619,12 @@ impl World {
     /// buddy, and with LAST_BUDDY and at least `sched_nr_latency` tasks on the cfs_rq the preempted
     /// curr the last buddy (v5.6 fair.c:6599). A curr already due for rescheduling is left alone
     /// (`test_tsk_need_resched()`).
+    /// EEVDF (v6.6+): [`World::check_preempt_wakeup_fair`].
     pub fn check_preempt_wakeup(&mut self, cpu: usize, woken: TaskId) {
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.check_preempt_wakeup_fair(cpu, woken);
+            return;
+        }
         let Some(curr) = self.rqs[cpu].curr else {
             self.resched(cpu);
             return;
@@ -555,7 +652,7 @@ impl World {
     }
 
     /// `_task_util_est()`: max(ewma, enqueued), or 0 without util_est.
-    fn task_util_est_only(&self, t: TaskId) -> u64 {
+    pub(crate) fn task_util_est_only(&self, t: TaskId) -> u64 {
         if !self.config.util_est {
             return 0;
         }

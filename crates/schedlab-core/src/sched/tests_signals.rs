@@ -6,7 +6,7 @@ use super::rq::Enqueue;
 use super::tests::{add_task, settle, world};
 use super::{Task, TaskId, TaskState, World};
 use crate::domains::flags::*;
-use crate::kernel::PostInitCap;
+use crate::kernel::{FairPick, PostInitCap};
 use crate::units::NSEC_PER_MSEC;
 
 /// A task forked on `cpu` by no running parent: `task_fork_fair()` then `wake_up_new_task()`'s
@@ -69,6 +69,9 @@ fn the_v4_20_cap_switch_is_what_moves_the_initial_utilization() {
 /// Returns the world and (C, L, W), after `check_preempt_wakeup(W)`.
 fn next_buddy_case(baseline: &str) -> (World, [TaskId; 3]) {
     let mut w = world("hikey960", baseline, &[]);
+    // The buddy switches alone, on the CFS pick these vruntimes are set for (v6.8's EEVDF pick,
+    // which has no buddies either, is tested in eevdf_tests).
+    w.config.fair_pick = FairPick::Cfs;
     let cpu = 4;
     let c = fork_new(&mut w, cpu);
     w.pick_next_task(cpu);
@@ -104,6 +107,9 @@ fn a_preempting_wakee_is_the_next_buddy_before_eevdf() {
 /// X - 1.2g, preempts C and runs; then W blocks at once. Returns who runs next, and L and C.
 fn last_buddy_case(baseline: &str, fillers: usize) -> (Option<TaskId>, TaskId, TaskId) {
     let mut w = world("hikey960", baseline, &[]);
+    // The buddy switches alone, on the CFS pick these vruntimes are set for (v6.8's EEVDF pick,
+    // which has no buddies either, is tested in eevdf_tests).
+    w.config.fair_pick = FairPick::Cfs;
     let cpu = 4;
     let c = fork_new(&mut w, cpu);
     w.pick_next_task(cpu);

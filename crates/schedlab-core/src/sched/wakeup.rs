@@ -5,8 +5,8 @@
 //! `find_idlest_group()`.
 //!
 //! `find_idlest_group_cpu()` ranks idle CPUs by the exit latency of their cpuidle state, then
-//! `idle_stamp` (see [`crate::power::cpuidle`]). Simplification: EAS (`find_energy_efficient_cpu()`)
-//! is not modelled.
+//! `idle_stamp` (see [`crate::power::cpuidle`]). On an EAS system a wake-up first asks
+//! `find_energy_efficient_cpu()` ([`super::eas`], v5.0+).
 
 use super::balance::{group_classify, GroupType, SgStats};
 use super::{TaskId, World};
@@ -19,6 +19,8 @@ use crate::kernel::{FindIdlest, NumaImbalance, RecentUsedCpu, WakeAffine};
 pub enum Placement {
     FastPath,
     SlowPath,
+    /// `find_energy_efficient_cpu()` (EAS, v5.0+).
+    Energy,
 }
 
 /// The balance flag a placement is for (`sd_flag`).
@@ -185,7 +187,7 @@ impl World {
     }
 
     /// `sync_entity_load_avg()`: decay a sleeping task's signals to its cfs_rq's last update.
-    fn sync_entity_load_avg(&mut self, p: TaskId) {
+    pub(super) fn sync_entity_load_avg(&mut self, p: TaskId) {
         let last = self.rqs[self.tasks[p].cpu].avg.last_update_time;
         let w = self.tasks[p].weight;
         let path = self.config.pelt_update;
@@ -216,6 +218,17 @@ impl World {
         if let WakeKind::Wakeup { .. } = kind {
             if let Some(w) = waker {
                 self.record_wakee(w, p);
+            }
+            // v5.0+: on an EAS root domain, find_energy_efficient_cpu() places the task unless
+            // it gives up (-1).
+            if self.sched_energy_enabled() {
+                if let Some(target) = self.find_energy_efficient_cpu(p, prev_cpu, cpu) {
+                    self.counters.wake_energy += 1;
+                    self.log_wakeup(p, waker, cpu, kind, target);
+                    return (target, Placement::Energy);
+                }
+            }
+            if let Some(w) = waker {
                 wide = self.wake_wide(w, p, cpu);
             }
             if wide {
@@ -286,12 +299,49 @@ impl World {
                 path,
                 slow_path_level: slow_sd.map(|l| self.sd.domains[self.sd.per_cpu[cpu][l]].level),
                 target,
+                eas: None,
             });
             if let Some(log) = &mut self.log {
                 log.push(decision);
             }
         }
         (target, path)
+    }
+
+    /// The decision-log entry of a wake-up `find_energy_efficient_cpu()` placed.
+    fn log_wakeup(
+        &mut self,
+        p: TaskId,
+        waker: Option<TaskId>,
+        cpu: usize,
+        kind: WakeKind,
+        target: usize,
+    ) {
+        let prev_cpu = self.tasks[p].cpu;
+        self.classify_wakeup(p, prev_cpu, waker.map(|_| cpu), target, Placement::Energy);
+        let eas = self.eas_log.take();
+        if self.log.is_some() {
+            let decision = super::log::Decision::Wakeup(super::log::WakeDecision {
+                t: self.now,
+                task: p,
+                fork: kind == WakeKind::Fork,
+                exec: kind == WakeKind::Exec,
+                prev_cpu,
+                waker_cpu: waker.map(|_| cpu),
+                task_util: self.task_util_est(p),
+                wake_wide: false,
+                wake_cap: false,
+                want_affine: false,
+                affine_cpu: None,
+                path: Placement::Energy,
+                slow_path_level: None,
+                target,
+                eas,
+            });
+            if let Some(log) = &mut self.log {
+                log.push(decision);
+            }
+        }
     }
 
     /// Counts the wake-up in the E4 classification (`Counters::wake_classes`): task big or little

@@ -120,6 +120,10 @@ pub enum Op {
     SetAffinity(crate::cpumask::CpuMask),
     /// `setpriority()`: change the task's nice value (-20..19).
     SetNice(i32),
+    /// `sched_setattr()` of a SCHED_OTHER task with `sched_runtime` in ns (rt-app's
+    /// `dl-runtime`): its own EEVDF slice on v6.12+ (0 returns it to the base slice); earlier
+    /// kernels ignore it.
+    SetSlice(u64),
     /// Add to the run's work counter (records, transactions, bytes: what the metric counts).
     Count(u64),
     /// Forget what was counted so far: the end of a warm-up.

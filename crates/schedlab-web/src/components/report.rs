@@ -74,7 +74,7 @@ pub fn ReportPicker(props: &ReportPickerProps) -> Html {
     html! {
         <SelectField id="report" label="Report" options={options}
             selected={report_name(props.current)} disabled={props.disabled} class={classes!("report-field")}
-            hint={Some(AttrValue::from("energy from the machine's power model; the CLI's --report"))}
+            hint={Some(AttrValue::from("energy and power from the machine's power model, frequency from the run; the CLI's --report"))}
             on_change={on_change} />
     }
 }

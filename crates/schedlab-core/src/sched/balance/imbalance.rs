@@ -135,6 +135,10 @@ impl World {
     /// `find_busiest_group()` (v6.8). Returns the busiest group, with `env.imbalance` set.
     pub(super) fn find_busiest_group(&mut self, env: &mut LbEnv) -> Option<usize> {
         let mut sds = self.update_sd_lb_stats(env);
+        // v5.0+: an EAS root domain balances only while overutilized.
+        if self.eas_balanced() {
+            return None;
+        }
         let busiest_group = sds.busiest?;
         let busiest = sds.busiest_stat;
         let local = sds.local_stat;

@@ -278,10 +278,12 @@ impl World {
                 sds.prefer_sibling = self.sd.domains[d].groups[b].flags & SD_PREFER_SIBLING != 0;
             }
         }
-        // At the root domain, refresh rd->overload.
-        if self.sd.per_cpu[env.dst_cpu].len() == env.level + 1 {
+        // At the root domain, refresh rd->overload (and rd->overutilized, EAS).
+        let root = self.sd.per_cpu[env.dst_cpu].len() == env.level + 1;
+        if root {
             self.rd_overload = overload;
         }
+        self.lb_update_overutilized(self.sd.domains[d].span, root);
         sds
     }
 

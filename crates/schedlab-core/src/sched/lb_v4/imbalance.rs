@@ -142,6 +142,10 @@ impl World {
     /// `find_busiest_group()` (v4.9-v5.4). Returns the busiest group with `env.imbalance` set.
     pub(super) fn find_busiest_group_v4(&mut self, env: &mut LbEnv) -> Option<Busiest> {
         let mut sds = self.update_sd_lb_stats_v4(env);
+        // v5.0+: an EAS root domain balances only while overutilized.
+        if self.eas_balanced() {
+            return None;
+        }
         let log = |path, sds: &SdLbStats, fix| LegacyImbalance {
             path,
             avg_load: sds.avg_load,

@@ -255,9 +255,12 @@ impl World {
             sds.total_load += sgs.group_load;
             sds.total_capacity += sgs.group_capacity;
         }
-        if self.sd.per_cpu[env.dst_cpu].len() == env.level + 1 {
+        let root = self.sd.per_cpu[env.dst_cpu].len() == env.level + 1;
+        if root {
             self.rd_overload = overload;
         }
+        // SG_OVERUTILIZED (EAS, v5.0+).
+        self.lb_update_overutilized(self.sd.domains[d].span, root);
         sds
     }
 }
