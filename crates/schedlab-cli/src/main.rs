@@ -140,8 +140,7 @@ enum Command {
         #[arg(long)]
         kind: Option<ExplainKind>,
     },
-    /// Print a built-in scenario as a JSON file to edit and `run`, or a machine preset as the
-    /// machine JSON a scenario can carry.
+    /// Print a built-in scenario as a JSON file to edit and `run`.
     Show { scenario: String },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
     Bench {
@@ -306,14 +305,7 @@ fn run(cmd: Command) -> Result<String, Error> {
                 t.explain(all, cpu, kind.map(ExplainKind::kind))
             ))
         }
-        Command::Show { scenario } => match scenarios::builtin(&scenario) {
-            Ok(s) => Ok(format!("{}\n", s.to_json())),
-            // A machine preset prints as the MachineSpec a scenario's "machine" can hold.
-            Err(e) => match topology::presets::preset(&scenario) {
-                Ok(m) => Ok(format!("{}\n", serde_json::to_string_pretty(&m).unwrap())),
-                Err(_) => Err(e),
-            },
-        },
+        Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
         Command::Bench {
             scenario,
             runs,
