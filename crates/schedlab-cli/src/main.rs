@@ -3,7 +3,6 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
-use schedlab_core::latency::Pct;
 use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,30 +55,26 @@ enum Format {
     Csv,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+/// `--report`: a table quantity by its name ([`Quantity::name`]: value, energy, power,
+/// perf-per-watt, busy-mhz, sched-p50 ... sched-p99.9 (wake-up latency of all tasks, us),
+/// runqueue-p*, wakeup-p* and request-p* (the workload's own samples, schbench's), rps), or
+/// `latency`: per task name, like `perf sched latency`, wake-up latency and runqueue wait
+/// (average, percentiles, maximum) and the workload's own latency percentiles, per variant and
+/// swept value over its runs.
+#[derive(Clone, Copy)]
 enum Report {
-    Value,
-    Energy,
-    Power,
-    PerfPerWatt,
-    /// The CPUs' average frequency while busy (turbostat's Bzy_MHz).
-    BusyMhz,
-    /// Per task name, like `perf sched latency`: wake-up latency and runqueue wait (average,
-    /// percentiles, maximum), and the workload's own latency percentiles (schbench's); per
-    /// variant and swept value, over its runs.
     Latency,
-    /// p99 of the wake-up latency (wake-up to switch-in) of all tasks, us.
-    SchedP99,
-    /// p99.9 of the same.
-    SchedP999,
-    /// p99 of the runqueue wait (runnable to switch-in) of all tasks, us.
-    RunqueueP99,
-    /// p99 of the workload's own wake-up latency samples (schbench's), us.
-    WakeupP99,
-    /// p99 of the workload's own request latency samples (schbench's), us.
-    RequestP99,
-    /// The workload's requests per second (schbench's "average rps").
-    Rps,
+    Table(Quantity),
+}
+
+fn parse_report(s: &str) -> Result<Report, String> {
+    if s == "latency" {
+        return Ok(Report::Latency);
+    }
+    Quantity::from_name(s).map(Report::Table).ok_or_else(|| {
+        let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
+        format!("one of latency, {}", names.join(", "))
+    })
 }
 
 #[derive(Subcommand)]
@@ -200,8 +195,10 @@ struct RunOpts {
     /// What to tabulate: the workload's metric, package energy or average package power (cores and
     /// uncore of all packages, over the measured interval), or performance per watt.
     /// `reproduce` without it prints the metric and then what the experiment's cover letter
-    /// reported (E2: package power and performance per watt).
-    #[arg(long, value_enum)]
+    /// reported (E2: package power and performance per watt). Latency: `latency` (per task
+    /// name), sched-p99 / runqueue-p99 (all tasks; also -p50, -p90, -p99.9), wakeup-p99 /
+    /// request-p99 / rps (schbench's own figures).
+    #[arg(long, value_parser = parse_report)]
     report: Option<Report>,
     /// Worker threads (default: all cores).
     #[arg(long)]
@@ -433,17 +430,8 @@ fn execute_reports(
         return Ok(latency_text(&plan, &results));
     }
     let quantity = match opts.report {
-        None | Some(Report::Latency) | Some(Report::Value) => Quantity::Value,
-        Some(Report::Energy) => Quantity::Energy,
-        Some(Report::Power) => Quantity::Power,
-        Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
-        Some(Report::BusyMhz) => Quantity::BusyMhz,
-        Some(Report::SchedP99) => Quantity::SchedLatency(Pct::P99),
-        Some(Report::SchedP999) => Quantity::SchedLatency(Pct::P999),
-        Some(Report::RunqueueP99) => Quantity::RunqueueWait(Pct::P99),
-        Some(Report::WakeupP99) => Quantity::WakeupLatency(Pct::P99),
-        Some(Report::RequestP99) => Quantity::RequestLatency(Pct::P99),
-        Some(Report::Rps) => Quantity::Rps,
+        Some(Report::Table(q)) => q,
+        None | Some(Report::Latency) => Quantity::Value,
     };
     let table = plan.table_of(&results, quantity);
     Ok(match opts.format {

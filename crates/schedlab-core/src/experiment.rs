@@ -354,9 +354,10 @@ impl RunTrace {
     }
 }
 
-/// What a table reports about each run.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
+/// What a table reports about each run. Serialized as its name ([`Quantity::name`]: `"energy"`,
+/// `"sched-p99"`, the CLI's `--report`); the older object form of the percentile-carrying
+/// variants (`{"sched-latency": "p99"}`) still reads ([`crate::latency::names`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Quantity {
     /// The workload's metric.
     Value,
@@ -414,7 +415,100 @@ macro_rules! pct_names {
     };
 }
 
+/// The object form `Quantity`'s percentile-carrying variants had before their string names.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QuantityObject {
+    SchedLatency(Pct),
+    RunqueueWait(Pct),
+    WakeupLatency(Pct),
+    RequestLatency(Pct),
+}
+
+impl From<QuantityObject> for Quantity {
+    fn from(q: QuantityObject) -> Quantity {
+        match q {
+            QuantityObject::SchedLatency(p) => Quantity::SchedLatency(p),
+            QuantityObject::RunqueueWait(p) => Quantity::RunqueueWait(p),
+            QuantityObject::WakeupLatency(p) => Quantity::WakeupLatency(p),
+            QuantityObject::RequestLatency(p) => Quantity::RequestLatency(p),
+        }
+    }
+}
+
+/// Every quantity, in the order the CLI's help lists them.
+const QUANTITIES: [Quantity; 22] = [
+    Quantity::Value,
+    Quantity::Energy,
+    Quantity::Power,
+    Quantity::PerfPerWatt,
+    Quantity::BusyMhz,
+    Quantity::SchedLatency(Pct::P50),
+    Quantity::SchedLatency(Pct::P90),
+    Quantity::SchedLatency(Pct::P99),
+    Quantity::SchedLatency(Pct::P999),
+    Quantity::RunqueueWait(Pct::P50),
+    Quantity::RunqueueWait(Pct::P90),
+    Quantity::RunqueueWait(Pct::P99),
+    Quantity::RunqueueWait(Pct::P999),
+    Quantity::WakeupLatency(Pct::P50),
+    Quantity::WakeupLatency(Pct::P90),
+    Quantity::WakeupLatency(Pct::P99),
+    Quantity::WakeupLatency(Pct::P999),
+    Quantity::RequestLatency(Pct::P50),
+    Quantity::RequestLatency(Pct::P90),
+    Quantity::RequestLatency(Pct::P99),
+    Quantity::RequestLatency(Pct::P999),
+    Quantity::Rps,
+];
+
+impl crate::latency::names::PctNamed for Quantity {
+    const ALL: &'static [Quantity] = &QUANTITIES;
+    const WHAT: &'static str = "report";
+    type Legacy = QuantityObject;
+    fn name(self) -> &'static str {
+        Quantity::name(self)
+    }
+}
+
+impl Serialize for Quantity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        crate::latency::names::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Quantity, D::Error> {
+        crate::latency::names::deserialize(d)
+    }
+}
+
 impl Quantity {
+    /// Every quantity, in the order the CLI's help lists them.
+    pub const ALL: &'static [Quantity] = &QUANTITIES;
+
+    /// The name: the CLI's `--report`, the page's `?report=`, the serialized form.
+    pub fn name(self) -> &'static str {
+        use crate::latency::names::pct_name;
+        match self {
+            Quantity::Value => "value",
+            Quantity::Energy => "energy",
+            Quantity::Power => "power",
+            Quantity::PerfPerWatt => "perf-per-watt",
+            Quantity::BusyMhz => "busy-mhz",
+            Quantity::SchedLatency(p) => pct_name!(p, "sched"),
+            Quantity::RunqueueWait(p) => pct_name!(p, "runqueue"),
+            Quantity::WakeupLatency(p) => pct_name!(p, "wakeup"),
+            Quantity::RequestLatency(p) => pct_name!(p, "request"),
+            Quantity::Rps => "rps",
+        }
+    }
+
+    /// The quantity of a name ([`Quantity::name`]; `p999` is taken for `p99.9`).
+    pub fn from_name(name: &str) -> Option<Quantity> {
+        <Quantity as crate::latency::names::PctNamed>::from_name(name)
+    }
+
     fn of(self, r: &RunResult, metric: Metric) -> f64 {
         match self {
             Quantity::Value => r.value,

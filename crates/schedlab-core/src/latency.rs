@@ -19,6 +19,8 @@
 use crate::units::Nanos;
 use serde::{Deserialize, Serialize};
 
+pub mod names;
+
 /// Bits of a sample kept below its most significant bit (schbench has 8, in us; 6 in ns here).
 pub const PLAT_BITS: u32 = 6;
 pub const PLAT_VAL: usize = 1 << PLAT_BITS;

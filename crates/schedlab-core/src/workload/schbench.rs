@@ -42,9 +42,10 @@ use crate::topology::Topology;
 use crate::units::{NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
 use serde::{Deserialize, Serialize};
 
-/// What a schbench run reports as its value.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[serde(rename_all = "kebab-case")]
+/// What a schbench run reports as its value. Serialized as its name, the one the CLI's
+/// `--report` gives the same figure: `"wakeup-p99"`, `"request-p99.9"`, `"rps"`; the older object
+/// form (`{"wakeup-latency": "p99"}`) still reads ([`crate::latency::names`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SchbenchMetric {
     /// A percentile of the wake-up latency, us.
     WakeupLatency(Pct),
@@ -53,6 +54,68 @@ pub enum SchbenchMetric {
     /// "average rps": requests completed per second of `-r`.
     #[default]
     Rps,
+}
+
+/// The object form of [`SchbenchMetric`]'s percentile variants before their string names.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchbenchMetricObject {
+    WakeupLatency(Pct),
+    RequestLatency(Pct),
+}
+
+impl From<SchbenchMetricObject> for SchbenchMetric {
+    fn from(m: SchbenchMetricObject) -> SchbenchMetric {
+        match m {
+            SchbenchMetricObject::WakeupLatency(p) => SchbenchMetric::WakeupLatency(p),
+            SchbenchMetricObject::RequestLatency(p) => SchbenchMetric::RequestLatency(p),
+        }
+    }
+}
+
+impl SchbenchMetric {
+    /// The name ([`crate::experiment::Quantity::name`] of the same figure).
+    pub fn name(self) -> &'static str {
+        use crate::latency::names::pct_name;
+        match self {
+            SchbenchMetric::WakeupLatency(p) => pct_name!(p, "wakeup"),
+            SchbenchMetric::RequestLatency(p) => pct_name!(p, "request"),
+            SchbenchMetric::Rps => "rps",
+        }
+    }
+}
+
+impl crate::latency::names::PctNamed for SchbenchMetric {
+    const ALL: &'static [SchbenchMetric] = &[
+        SchbenchMetric::WakeupLatency(Pct::P50),
+        SchbenchMetric::WakeupLatency(Pct::P90),
+        SchbenchMetric::WakeupLatency(Pct::P99),
+        SchbenchMetric::WakeupLatency(Pct::P999),
+        SchbenchMetric::RequestLatency(Pct::P50),
+        SchbenchMetric::RequestLatency(Pct::P90),
+        SchbenchMetric::RequestLatency(Pct::P99),
+        SchbenchMetric::RequestLatency(Pct::P999),
+        SchbenchMetric::Rps,
+    ];
+    const WHAT: &'static str = "schbench report";
+    type Legacy = SchbenchMetricObject;
+    fn name(self) -> &'static str {
+        SchbenchMetric::name(self)
+    }
+}
+
+impl Serialize for SchbenchMetric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        crate::latency::names::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SchbenchMetric {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> std::result::Result<SchbenchMetric, D::Error> {
+        crate::latency::names::deserialize(d)
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -306,5 +369,36 @@ mod tests {
         let p: Schbench =
             serde_json::from_str(r#"{"report": {"wakeup-latency": "p99.9"}}"#).unwrap();
         assert_eq!(p.metric(), Metric::WakeupLatency(Pct::P999));
+    }
+
+    #[test]
+    fn reports_are_strings_and_the_object_form_still_reads() {
+        let name = |m: SchbenchMetric| serde_json::to_value(m).unwrap();
+        assert_eq!(name(SchbenchMetric::WakeupLatency(Pct::P99)), "wakeup-p99");
+        assert_eq!(
+            name(SchbenchMetric::RequestLatency(Pct::P999)),
+            "request-p99.9"
+        );
+        assert_eq!(name(SchbenchMetric::Rps), "rps");
+        for &m in <SchbenchMetric as crate::latency::names::PctNamed>::ALL {
+            let back: SchbenchMetric = serde_json::from_value(name(m)).unwrap();
+            assert_eq!(back, m);
+            // The same figure's table quantity has the same name.
+            let q = crate::experiment::Quantity::from_name(m.name()).unwrap();
+            assert_eq!(q.name(), m.name());
+        }
+        let read = |j: &str| serde_json::from_str::<SchbenchMetric>(j);
+        assert_eq!(
+            read(r#"{"request-latency": "p90"}"#).unwrap(),
+            SchbenchMetric::RequestLatency(Pct::P90)
+        );
+        assert_eq!(
+            read(r#""wakeup-p999""#).unwrap(),
+            SchbenchMetric::WakeupLatency(Pct::P999)
+        );
+        let e = read(r#""wakeup-p42""#).unwrap_err().to_string();
+        assert!(e.contains("unknown schbench report `wakeup-p42`"), "{e}");
+        assert!(e.contains("request-p99.9, rps"), "{e}");
+        assert!(read(r#"{"rps": "p99"}"#).is_err());
     }
 }

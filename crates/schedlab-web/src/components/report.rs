@@ -37,6 +37,17 @@ pub const REPORTS: &[(Quantity, &str, &str)] = &[
         "runqueue-p99",
         "runqueue wait p99, all tasks (us)",
     ),
+    (
+        Quantity::WakeupLatency(Pct::P99),
+        "wakeup-p99",
+        "schbench wake-up latency p99 (us)",
+    ),
+    (
+        Quantity::RequestLatency(Pct::P99),
+        "request-p99",
+        "schbench request latency p99 (us)",
+    ),
+    (Quantity::Rps, "rps", "schbench requests per second"),
 ];
 
 /// The `--report` name of a quantity, as the CLI spells it.
@@ -85,9 +96,10 @@ mod tests {
 
     #[test]
     fn report_names_are_the_clis() {
-        // serde's kebab-case names of Quantity are what `schedlab run --report` takes.
+        // Quantity's serialized names are what `schedlab run --report` takes.
         for (q, name, _) in REPORTS {
             assert_eq!(serde_json::to_value(q).unwrap(), *name);
+            assert_eq!(q.name(), *name);
             assert_eq!(report_name(*q), *name);
         }
     }
