@@ -83,9 +83,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
     },
     Experiment {
         id: "schbench",
-        title: "schbench wake-up latency (Cascade Lake, v6.8)",
+        title: "schbench wake-up latency (Cascade Lake, CFS and EEVDF)",
         patch: "No patch: schbench (message and worker threads), the benchmark recent scheduler \
-                patches quote, with its defaults on 96 CPUs, under schedutil and performance.",
+                patches quote, with its defaults on 96 CPUs, under v5.6 (CFS) and v6.8 (EEVDF).",
         look_at: "Wake-up latency p99 (the message thread's wake to the worker running), request \
                   latency p99, requests per second; the report menu's wake-up latency and runqueue \
                   wait percentiles cover every task.",
