@@ -57,14 +57,26 @@ enum Format {
     Jsonl,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+/// `--report`: a table quantity by its name ([`Quantity::name`]: value, energy, power,
+/// perf-per-watt, busy-mhz, sched-p50 ... sched-p99.9 (wake-up latency of all tasks, us),
+/// runqueue-p*, wakeup-p* and request-p* (the workload's own samples, schbench's), rps), or
+/// `latency`: per task name, like `perf sched latency`, wake-up latency and runqueue wait
+/// (average, percentiles, maximum) and the workload's own latency percentiles, per variant and
+/// swept value over its runs.
+#[derive(Clone, Copy)]
 enum Report {
-    Value,
-    Energy,
-    Power,
-    PerfPerWatt,
-    /// The CPUs' average frequency while busy (turbostat's Bzy_MHz).
-    BusyMhz,
+    Latency,
+    Table(Quantity),
+}
+
+fn parse_report(s: &str) -> Result<Report, String> {
+    if s == "latency" {
+        return Ok(Report::Latency);
+    }
+    Quantity::from_name(s).map(Report::Table).ok_or_else(|| {
+        let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
+        format!("one of latency, {}", names.join(", "))
+    })
 }
 
 #[derive(Subcommand)]
@@ -149,7 +161,7 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
         /// What to tabulate (as `run --report`).
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = parse_report)]
         report: Option<Report>,
     },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
@@ -210,8 +222,10 @@ struct RunOpts {
     /// What to tabulate: the workload's metric, package energy or average package power (cores and
     /// uncore of all packages, over the measured interval), or performance per watt.
     /// `reproduce` without it prints the metric and then what the experiment's cover letter
-    /// reported (E2: package power and performance per watt).
-    #[arg(long, value_enum)]
+    /// reported (E2: package power and performance per watt). Latency: `latency` (per task
+    /// name), sched-p99 / runqueue-p99 (all tasks; also -p50, -p90, -p99.9), wakeup-p99 /
+    /// request-p99 / rps (schbench's own figures).
+    #[arg(long, value_parser = parse_report)]
     report: Option<Report>,
     /// Worker threads (default: all cores).
     #[arg(long)]
@@ -536,12 +550,12 @@ fn render(
     report: Option<Report>,
     extra: &[Quantity],
 ) -> String {
+    if let (Some(Report::Latency), false) = (report, matches!(format, Format::Jsonl)) {
+        return latency_text(plan, results);
+    }
     let quantity = match report {
-        None | Some(Report::Value) => Quantity::Value,
-        Some(Report::Energy) => Quantity::Energy,
-        Some(Report::Power) => Quantity::Power,
-        Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
-        Some(Report::BusyMhz) => Quantity::BusyMhz,
+        Some(Report::Table(q)) => q,
+        None | Some(Report::Latency) => Quantity::Value,
     };
     let table = plan.table_of(results, quantity);
     match format {
@@ -559,6 +573,36 @@ fn render(
         Format::Csv => table.to_csv(),
         Format::Jsonl => records::to_jsonl(plan, shard, results),
     }
+}
+
+/// `--report latency`: one table per variant and swept value, its runs' samples merged.
+fn latency_text(plan: &Plan, results: &[RunResult]) -> String {
+    let mut out = String::new();
+    for (pi, param) in plan.params.iter().enumerate() {
+        for (vi, v) in plan.variants.iter().enumerate() {
+            let mut merged = schedlab_core::latency::LatencyReport::default();
+            let mut runs = 0;
+            for r in results
+                .iter()
+                .filter(|r| r.param_index == pi && r.variant == vi)
+            {
+                merged.merge(&r.latency);
+                runs += 1;
+            }
+            let sweep = if plan.scenario.sweep.is_some() {
+                format!(", {} {param}", plan.param_name)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{}: {}{sweep} ({runs} runs): scheduling latency per task name\n",
+                plan.scenario.name, v.name
+            ));
+            out.push_str(&merged.to_text());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn list() -> String {

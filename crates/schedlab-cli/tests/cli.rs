@@ -365,7 +365,14 @@ fn shards_merge_to_the_unsharded_output() {
         parts.push(part.to_str().unwrap().to_string());
     }
     for format in ["table", "json", "csv", "jsonl"] {
-        for report in [None, Some("energy"), Some("perf-per-watt")] {
+        // sched-p99 and latency come from the runs' latency histograms, which records carry.
+        for report in [
+            None,
+            Some("energy"),
+            Some("perf-per-watt"),
+            Some("sched-p99"),
+            Some("latency"),
+        ] {
             let mut args = vec!["run", file, "--runs", "2", "--format", format];
             let mut m = vec!["merge", &parts[2], &parts[0], &parts[1], "--format", format];
             if let Some(r) = report {

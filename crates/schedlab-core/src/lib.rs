@@ -15,6 +15,7 @@ pub mod engine;
 pub mod experiment;
 pub mod hwp;
 pub mod kernel;
+pub mod latency;
 pub mod pelt;
 pub mod power;
 pub mod records;

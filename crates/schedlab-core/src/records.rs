@@ -115,6 +115,10 @@ pub struct RunRecord {
     pub busy_cpu_ns: u64,
     pub events: u64,
     pub counters: Counters,
+    /// Wake-up latency and runqueue wait per task name and the workload's own latency samples
+    /// (histograms, sparse), so that merged parts tabulate latency percentiles as one run does.
+    #[serde(default)]
+    pub latency: crate::latency::LatencyReport,
 }
 
 impl RunRecord {
@@ -138,6 +142,7 @@ impl RunRecord {
             busy_cpu_ns: result.busy_cpu_ns,
             events: result.events,
             counters: result.counters.clone(),
+            latency: result.latency.clone(),
         }
     }
 
@@ -157,6 +162,7 @@ impl RunRecord {
             busy_mhz: self.busy_mhz,
             events: self.events,
             counters: self.counters.clone(),
+            latency: self.latency.clone(),
         }
     }
 

@@ -335,6 +335,18 @@ impl Engine<'_> {
                     self.w.set_custom_slice(t, ns);
                     self.w.tasks[t].pc += 1;
                 }
+                Op::WakeupSample => {
+                    self.lat.sample_wakeup(t);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::RequestStart => {
+                    self.lat.request_start(t, self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::RequestEnd => {
+                    self.lat.request_end(t, self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
                 Op::MarkStart => {
                     self.start = Some(self.w.now);
                     self.energy_at_start = self.energy_now();
