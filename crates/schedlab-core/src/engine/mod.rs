@@ -859,6 +859,17 @@ impl<'a> Engine<'a> {
             let c = self.w.tasks[p].iowait_cpu;
             self.w.nr_iowait[c] = self.w.nr_iowait[c].saturating_sub(1);
         }
+        // ttwu_runnable() (v6.12+ DELAY_DEQUEUE): still queued, it wakes where it is.
+        if self.w.tasks[p].sched_delayed {
+            self.w.requeue_delayed_entity(prev, p);
+            self.trace_wakeup(p, prev, false);
+            if self.w.rqs[prev].curr != Some(p) {
+                self.w.check_preempt_wakeup(prev, p);
+            }
+            self.w.tasks[p].in_iowait = false;
+            self.freq_update(prev, 0);
+            return;
+        }
         // A timer fires on the CPU the task slept on.
         let (wk, wcpu) = match waker {
             Some((wk, wcpu)) => (Some(wk), wcpu),

@@ -32,7 +32,7 @@ impl Engine<'_> {
             for &t in &members {
                 seen[t] += 1;
                 weight += self.w.tasks[t].weight;
-                if self.w.tasks[t].cpu != cpu || self.w.tasks[t].state != TaskState::Runnable {
+                if self.w.tasks[t].cpu != cpu || !self.w.task_on_rq(t) {
                     return Err(Error::Scenario(format!(
                         "invariant: task {t} on rq {cpu} has cpu {} state {:?}",
                         self.w.tasks[t].cpu, self.w.tasks[t].state
@@ -50,9 +50,21 @@ impl Engine<'_> {
                     rq.cfs_tasks.len()
                 )));
             }
+            let delayed = members
+                .iter()
+                .filter(|&&t| self.w.tasks[t].sched_delayed)
+                .count();
+            if delayed != rq.h_nr_delayed {
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} h_nr_delayed {} but {delayed} delayed tasks",
+                    rq.h_nr_delayed
+                )));
+            }
             if self.w.config.util_est {
+                // A delayed task's estimate left the rq at its sleep (util_est_dequeue()).
                 let sum: u64 = members
                     .iter()
+                    .filter(|&&t| !self.w.tasks[t].sched_delayed)
                     .map(|&t| {
                         self.w.tasks[t]
                             .util_est_ewma
@@ -120,7 +132,7 @@ impl Engine<'_> {
             }
         }
         for (t, task) in self.w.tasks.iter().enumerate() {
-            let expect = u32::from(task.state == TaskState::Runnable);
+            let expect = u32::from(task.state == TaskState::Runnable || task.sched_delayed);
             if seen[t] != expect {
                 return Err(Error::Scenario(format!(
                     "invariant: task {t} ({:?}) is on {} runqueues",

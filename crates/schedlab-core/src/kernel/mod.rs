@@ -753,6 +753,44 @@ pub struct KernelConfig {
     /// (`did_preempt_short()`). Read only with [`FairPick::Eevdf`].
     #[serde(default)]
     pub preempt_short: bool,
+    /// `reweight_eevdf()` (v6.7+, eab03c23c2a1 "sched/eevdf: Fix vruntime adjustment on
+    /// reweight"; in v6.6 stable): a queued task whose weight changes (a nice change,
+    /// `reweight_entity()`) keeps its lag, `v' = V - (V - v) * w / w'`, and its deadline is
+    /// rescaled about V, `d' = V + (d - V) * w / w'`. Off (v6.6.0): vruntime stays and only the
+    /// relative deadline `d - v` is rescaled. Both scale a sleeping task's `vlag` by `w / w'`.
+    /// Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub reweight_eevdf: bool,
+    /// DELAY_DEQUEUE (v6.12+, 152e11f6df29 "sched/fair: Implement delayed dequeue"): a task
+    /// going to sleep while not eligible stays on its runqueue, `sched_delayed`
+    /// (`dequeue_entity()` returns early), still counted in `nr_running`, the load and the
+    /// `avg_vruntime()` sums, until `pick_next_entity()` picks it (then it is dequeued,
+    /// DEQUEUE_DELAYED) or it wakes (`ttwu_runnable()` -> `requeue_delayed_entity()`, on the same
+    /// CPU, no `select_task_rq()`). Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub delay_dequeue: bool,
+    /// DELAY_ZERO (v6.12+, with DELAY_DEQUEUE): a delayed task's positive lag is dropped when it
+    /// finally leaves (`finish_delayed_dequeue_entity()`) or is re-placed at the 0-lag point
+    /// when it wakes with positive lag (`requeue_delayed_entity()`).
+    #[serde(default)]
+    pub delay_zero: bool,
+    /// PLACE_REL_DEADLINE (v6.12+, 82e9d0456e06 "sched/fair: Avoid re-setting virtual deadline
+    /// on 'migrations'"): a dequeue that is not a sleep (a migration) keeps the deadline relative
+    /// to vruntime (`se->rel_deadline`), and `place_entity()` restores it instead of granting a
+    /// new slice. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub place_rel_deadline: bool,
+    /// `cfs_rq->h_nr_delayed` (v6.13+, 76f2f783294d "sched/eevdf: More PELT vs
+    /// DELAYED_DEQUEUE"; in 6.12 stable): delayed tasks are not runnable for PELT (`se_runnable()`
+    /// false, the cfs_rq's runnable count `h_nr_running - h_nr_delayed`); v6.12.0 counted them.
+    #[serde(default)]
+    pub h_nr_delayed: bool,
+    /// `cfs_rq->h_nr_runnable` / `h_nr_queued` (v6.14+, the rename of `h_nr_running` and
+    /// `h_nr_delayed`): the load balancer counts runnable tasks without the delayed ones
+    /// (`update_sg_lb_stats()` `sum_h_nr_running`, `find_busiest_queue()`), and
+    /// `can_migrate_task()` refuses a delayed task unless the imbalance is migrate_load.
+    #[serde(default)]
+    pub h_nr_runnable: bool,
     /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
     /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
     /// v6.8 fair.c:8813; absent in v4.9 and v5.6).

@@ -117,11 +117,61 @@ impl World {
     /// `update_entity_lag()` (v6.6+), at every dequeue: `vlag = V - vruntime`, clamped to
     /// `calc_delta_fair(max(2 * slice, TICK_NSEC))` either way.
     pub(super) fn update_entity_lag(&mut self, cpu: usize, t: TaskId) {
-        let lag = self.avg_vruntime(cpu).wrapping_sub(self.tasks[t].vruntime) as i64;
+        let avruntime = self.avg_vruntime(cpu);
+        self.tasks[t].vlag = self.entity_lag(avruntime, t);
+    }
+
+    /// `entity_lag()` (v6.6+): `avruntime - vruntime`, clamped to
+    /// `calc_delta_fair(max(2 * slice, TICK_NSEC))` at the task's current weight.
+    fn entity_lag(&self, avruntime: u64, t: TaskId) -> i64 {
+        let lag = avruntime.wrapping_sub(self.tasks[t].vruntime) as i64;
         let tick_nsec = 1_000_000_000 / u64::from(self.config.hz.max(1));
         let slice = self.task_slice(t);
         let limit = Self::calc_delta_fair((2 * slice).max(tick_nsec), self.tasks[t].weight) as i64;
-        self.tasks[t].vlag = lag.clamp(-limit, limit);
+        lag.clamp(-limit, limit)
+    }
+
+    /// `reweight_entity()`'s EEVDF part, before the task's weight becomes `weight` (the caller
+    /// has taken a queued task out of the tree and computed `avruntime = avg_vruntime()` after
+    /// `update_curr()`). A task that is not queued has its `vlag` scaled by `w / w'` (v6.6+, so
+    /// that its real lag `w * vlag` is kept). A queued one:
+    /// - v6.7+ `reweight_eevdf()` ([`KernelConfig::reweight_eevdf`]): at a non-zero lag its
+    ///   vruntime moves so the lag is kept, `v' = V - entity_lag(V) * w / w'`, and the deadline
+    ///   is rescaled about V, `d' = V + (d - V) * w / w'`;
+    /// - v6.6.0: vruntime stays, the relative deadline is rescaled, `d' = v + (d - v) * w / w'`.
+    ///
+    /// `div_s64()` truncates towards zero, as Rust's `/` does. For curr the RUN_TO_PARITY stash in
+    /// `vlag` is left alone, so a moved deadline ends curr's protection, as in the kernel.
+    ///
+    /// [`KernelConfig::reweight_eevdf`]: crate::kernel::KernelConfig::reweight_eevdf
+    pub(super) fn reweight_eevdf(
+        &mut self,
+        _cpu: usize,
+        t: TaskId,
+        on_rq: bool,
+        avruntime: u64,
+        weight: u64,
+    ) {
+        let old = self.tasks[t].weight as i64;
+        let new = weight.max(1) as i64;
+        if !on_rq {
+            let task = &mut self.tasks[t];
+            task.vlag = task.vlag * old / new;
+            return;
+        }
+        if self.config.reweight_eevdf {
+            if avruntime != self.tasks[t].vruntime {
+                let vlag = self.entity_lag(avruntime, t) * old / new;
+                self.tasks[t].vruntime = avruntime.wrapping_sub(vlag as u64);
+            }
+            let task = &mut self.tasks[t];
+            let vslice = task.deadline.wrapping_sub(avruntime) as i64 * old / new;
+            task.deadline = avruntime.wrapping_add(vslice as u64);
+        } else {
+            let task = &mut self.tasks[t];
+            let rel = task.deadline.wrapping_sub(task.vruntime) as i64 * old / new;
+            task.deadline = task.vruntime.wrapping_add(rel as u64);
+        }
     }
 
     /// `se->slice`: `sysctl_sched_base_slice`, or (v6.12+) the task's custom slice.
@@ -175,6 +225,14 @@ impl World {
             lag = lag * (load + w as i64) / load;
         }
         let v = vruntime.wrapping_sub(lag as u64);
+        // v6.12+ PLACE_REL_DEADLINE: a migrated task keeps the deadline it had, relative.
+        if self.config.place_rel_deadline && self.tasks[t].rel_deadline {
+            let task = &mut self.tasks[t];
+            task.vruntime = v;
+            task.deadline = task.deadline.wrapping_add(v);
+            task.rel_deadline = false;
+            return;
+        }
         if self.config.place_deadline_initial && initial {
             vslice /= 2;
         }

@@ -7,6 +7,7 @@
 //! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
+pub mod delayed;
 pub mod eas;
 pub mod eevdf;
 pub mod lb_v4;
@@ -74,6 +75,12 @@ pub struct Task {
     pub slice: u64,
     /// `se->custom_slice` (v6.12+): `slice` was asked for with `sched_attr.sched_runtime`.
     pub custom_slice: bool,
+    /// `se->sched_delayed` (v6.12+ DELAY_DEQUEUE): asleep, but still on its runqueue (see
+    /// [`crate::sched::delayed`]); `state` says it sleeps.
+    pub sched_delayed: bool,
+    /// `se->rel_deadline` (v6.12+ PLACE_REL_DEADLINE): `deadline` holds `deadline - vruntime`
+    /// since a dequeue that was not a sleep.
+    pub rel_deadline: bool,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub exec_start: Nanos,
@@ -125,6 +132,8 @@ impl Task {
             vlag: 0,
             slice: 0,
             custom_slice: false,
+            sched_delayed: false,
+            rel_deadline: false,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             exec_start: now,
@@ -159,6 +168,8 @@ pub struct Rq {
     /// `rq->cfs_tasks` order: most recently picked first; `detach_tasks()` walks from the tail.
     pub cfs_tasks: Vec<TaskId>,
     pub nr_running: usize,
+    /// `cfs_rq->h_nr_delayed` (v6.12+): how many of `nr_running` are delayed-dequeued tasks.
+    pub h_nr_delayed: usize,
     /// `cfs_rq->load.weight`.
     pub load_weight: u64,
     pub min_vruntime: u64,
@@ -420,6 +431,7 @@ impl World {
                 queue: Vec::with_capacity(16),
                 cfs_tasks: Vec::with_capacity(16),
                 nr_running: 0,
+                h_nr_delayed: 0,
                 load_weight: 0,
                 min_vruntime: rq::VRUNTIME_ORIGIN,
                 avg_vruntime: 0,

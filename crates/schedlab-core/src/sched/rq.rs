@@ -49,25 +49,33 @@ impl World {
     }
 
     /// `reweight_entity()` via `set_user_nice()`: a task's weight changes, and its runqueue's
-    /// (and, for a queued task, the `avg_vruntime` sums, as v6.6 has it; `reweight_eevdf()`'s
-    /// rescaling of vlag and deadline, v6.7+, is not modelled).
+    /// (and, for a queued task, the `avg_vruntime` sums). With EEVDF (v6.6+) the task's lag and
+    /// deadline are rescaled ([`World::reweight_eevdf`]).
     pub fn set_nice(&mut self, t: TaskId, nice: i32) {
         let weight = super::nice_to_weight(nice);
         let cpu = self.tasks[t].cpu;
-        let runnable = self.tasks[t].state == TaskState::Runnable;
-        let in_tree = runnable && self.rqs[cpu].curr != Some(t);
-        if runnable {
+        let on_rq = self.task_on_rq(t);
+        let in_tree = on_rq && self.rqs[cpu].curr != Some(t);
+        let mut avruntime = 0;
+        if on_rq {
             self.update_curr(cpu);
+            avruntime = self.avg_vruntime(cpu);
             self.update_load_avg(cpu, Some(t));
             let rq = &mut self.rqs[cpu];
             rq.load_weight = rq.load_weight - self.tasks[t].weight + weight;
         }
         if in_tree {
-            self.avg_vruntime_sub(cpu, t);
+            self.queue_remove(cpu, t);
+        }
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.reweight_eevdf(cpu, t, on_rq, avruntime, weight);
         }
         self.tasks[t].weight = weight;
         if in_tree {
-            self.avg_vruntime_add(cpu, t);
+            self.queue_insert(cpu, t);
+        }
+        if on_rq && self.config.fair_pick == FairPick::Eevdf && self.config.reweight_eevdf {
+            self.update_min_vruntime(cpu);
         }
     }
 
@@ -100,7 +108,7 @@ impl World {
     }
 
     /// `update_min_vruntime()`.
-    fn update_min_vruntime(&mut self, cpu: usize) {
+    pub(super) fn update_min_vruntime(&mut self, cpu: usize) {
         let rq = &self.rqs[cpu];
         let mut vruntime = rq.min_vruntime;
         let curr_v = rq.curr.map(|t| self.tasks[t].vruntime);
@@ -148,7 +156,8 @@ impl World {
     pub fn update_load_avg(&mut self, cpu: usize, task: Option<TaskId>) {
         let (now, scale) = self.pelt_clock(cpu);
         if let Some(t) = task {
-            let on_rq = self.tasks[t].state == TaskState::Runnable && self.tasks[t].cpu == cpu;
+            let on_rq = self.task_on_rq(t) && self.tasks[t].cpu == cpu;
+            let runnable = on_rq && self.se_runnable_delayed(t);
             let running = self.rqs[cpu].curr == Some(t);
             let w = self.tasks[t].weight;
             let path = self.config.pelt_update;
@@ -156,16 +165,17 @@ impl World {
                 now,
                 w,
                 u64::from(on_rq),
-                u64::from(on_rq),
+                u64::from(runnable),
                 running,
                 scale,
                 path,
             );
         }
         let path = self.config.pelt_update;
+        // v6.13+: the cfs_rq's runnable count leaves delayed tasks out (h_nr_delayed).
+        let runnable = (self.rqs[cpu].nr_running - self.cfs_delayed_not_runnable(cpu)) as u64;
         let rq = &mut self.rqs[cpu];
         let load = rq.load_weight;
-        let runnable = rq.nr_running as u64;
         let running = rq.curr.is_some();
         rq.avg.update(now, 1, load, runnable, running, scale, path);
     }
@@ -292,7 +302,7 @@ impl World {
     }
 
     /// `__enqueue_entity()`: into the tree (and its `avg_vruntime` sums).
-    fn queue_insert(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn queue_insert(&mut self, cpu: usize, t: TaskId) {
         self.avg_vruntime_add(cpu, t);
         let key = (self.tasks[t].vruntime, t);
         let q = &mut self.rqs[cpu].queue;
@@ -301,7 +311,7 @@ impl World {
     }
 
     /// `__dequeue_entity()`: out of the tree, if it is there (curr is not).
-    fn queue_remove(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn queue_remove(&mut self, cpu: usize, t: TaskId) {
         let key = (self.tasks[t].vruntime, t);
         let q = &self.rqs[cpu].queue;
         let pos = q
@@ -407,9 +417,15 @@ impl World {
             }
         }
         let prev_nr = self.rqs[cpu].nr_running;
-        let est = self.task_util_est_only(t);
-        self.rqs[cpu].util_est_enqueued += est;
-        self.tasks[t].state = TaskState::Runnable;
+        if self.tasks[t].sched_delayed {
+            // A delayed task moved by a balancer (v6.12+): still asleep and delayed on its new
+            // queue; util_est_enqueue() skips it ("sched_delayed && task_on_rq_migrating").
+            self.rqs[cpu].h_nr_delayed += 1;
+        } else {
+            let est = self.task_util_est_only(t);
+            self.rqs[cpu].util_est_enqueued += est;
+            self.tasks[t].state = TaskState::Runnable;
+        }
         self.queue_insert(cpu, t);
         let rq = &mut self.rqs[cpu];
         rq.nr_running += 1;
@@ -429,15 +445,38 @@ impl World {
 
     /// `dequeue_task_fair()`. For a sleep, the task keeps its signals attached to this CPU (they
     /// decay as blocked load); for a migration they are detached.
+    ///
+    /// v6.12+ DELAY_DEQUEUE: a sleep of a task that is not eligible stops early and leaves it
+    /// queued ([`World::delay_dequeue_entity`]); a delayed task's own dequeue (picked, or moved by
+    /// a balancer) skips `util_est_dequeue()`, which its sleep already did.
     pub fn dequeue_task(&mut self, cpu: usize, t: TaskId, migrating: bool) {
-        // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
-        let est = self.task_util_est_only(t);
-        self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
+        let delayed = self.tasks[t].sched_delayed;
+        if !delayed {
+            // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
+            let est = self.task_util_est_only(t);
+            self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
+        }
         self.update_curr(cpu);
+        if !migrating && !delayed && self.delay_dequeue_entity(cpu, t) {
+            return;
+        }
+        self.dequeue_entity(cpu, t, !migrating, migrating);
+    }
+
+    /// `dequeue_entity()` past the DELAY_DEQUEUE test, and the rest of `dequeue_task_fair()`:
+    /// `sleep` is DEQUEUE_SLEEP, `detach` a migration (DO_DETACH).
+    pub(super) fn dequeue_entity(&mut self, cpu: usize, t: TaskId, sleep: bool, detach: bool) {
+        let migrating = detach;
         self.update_load_avg(cpu, Some(t));
         // v6.6+ dequeue_entity(): the lag it leaves with, for its next place_entity().
         if self.config.fair_pick == FairPick::Eevdf {
             self.update_entity_lag(cpu, t);
+            // v6.12+ PLACE_REL_DEADLINE: a dequeue that is not a sleep keeps d - v.
+            if self.config.place_rel_deadline && !sleep {
+                let task = &mut self.tasks[t];
+                task.deadline = task.deadline.wrapping_sub(task.vruntime);
+                task.rel_deadline = true;
+            }
         }
         if self.rqs[cpu].curr == Some(t) {
             self.put_curr(cpu);
@@ -448,12 +487,15 @@ impl World {
         let rq = &mut self.rqs[cpu];
         rq.nr_running -= 1;
         rq.load_weight -= self.tasks[t].weight;
+        if self.tasks[t].sched_delayed {
+            rq.h_nr_delayed -= 1;
+        }
         if let Some(pos) = rq.cfs_tasks.iter().position(|&x| x == t) {
             rq.cfs_tasks.remove(pos);
         }
         if migrating {
             self.detach_entity_load_avg(cpu, t);
-        } else if self.config.util_est {
+        } else if self.config.util_est && !self.tasks[t].sched_delayed {
             self.util_est_update(cpu, t);
         }
         self.update_min_vruntime(cpu);
@@ -461,7 +503,7 @@ impl World {
     }
 
     /// `put_prev_entity()` for a curr that leaves the CPU (without dequeuing it).
-    fn put_curr(&mut self, cpu: usize) {
+    pub(super) fn put_curr(&mut self, cpu: usize) {
         if let Some(t) = self.rqs[cpu].curr.take() {
             self.tasks[t].last_ran = self.now;
             self.rqs[cpu].gen = self.rqs[cpu].gen.wrapping_add(1);
@@ -532,7 +574,11 @@ impl World {
         let eevdf = self.config.fair_pick == FairPick::Eevdf;
         let resched_before = self.need_resched.test(cpu);
         self.update_curr(cpu);
-        let chosen = if eevdf { self.pick_eevdf(cpu) } else { None };
+        let chosen = if eevdf {
+            self.pick_eevdf_undelayed(cpu)
+        } else {
+            None
+        };
         if eevdf && !resched_before {
             self.need_resched.clear(cpu);
         }
@@ -699,7 +745,7 @@ impl World {
     /// `util_est_update()` at a dequeue for sleep (v5.7 `util_est_dequeue()`): remember util_avg,
     /// and move the EWMA a quarter of the way to it (at once when it grew, UTIL_EST_FASTUP), unless
     /// within 1% or the task used more than the CPU could give.
-    fn util_est_update(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn util_est_update(&mut self, cpu: usize, t: TaskId) {
         let util = self.task_util(t);
         let cap = self.capacity_orig_of(cpu);
         let task = &mut self.tasks[t];
