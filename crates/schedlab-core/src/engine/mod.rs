@@ -28,6 +28,8 @@ use crate::workload::{Instance, Metric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+#[cfg(test)]
+mod delayed_tests;
 mod history;
 mod ops;
 #[cfg(test)]

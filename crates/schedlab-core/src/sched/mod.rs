@@ -678,6 +678,8 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 #[cfg(test)]
 mod baseline_tests;
 #[cfg(test)]
+mod delayed_tests;
+#[cfg(test)]
 mod eas_tests;
 #[cfg(test)]
 mod eevdf_tests;
