@@ -62,7 +62,7 @@ fn runs_with_delayed_tasks_keep_the_runqueue_invariants() {
     let off = run("v6.12", false);
     // The delayed tasks change who runs when (the schedule), not the work done.
     assert_ne!(on.counters.context_switches, off.counters.context_switches);
-    for baseline in ["v6.13", "v6.18"] {
+    for baseline in ["v6.13", "v6.19"] {
         run(baseline, true);
     }
 }

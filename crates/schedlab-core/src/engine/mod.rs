@@ -810,7 +810,7 @@ impl<'a> Engine<'a> {
         self.w.tasks[child].recent_used_cpu = target;
         self.w.enqueue_task(target, child, Enqueue::New);
         self.trace_wakeup(child, target, true);
-        self.w.check_preempt_wakeup(target, child);
+        self.w.check_preempt_wakeup_new(target, child);
         self.freq_update(target, 0);
     }
 

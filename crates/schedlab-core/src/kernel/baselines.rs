@@ -98,6 +98,9 @@ impl KernelConfig {
             place_rel_deadline: false,
             h_nr_delayed: false,
             h_nr_runnable: false,
+            protect_slice: false,
+            wakeup_fork_no_preempt: false,
+            yield_to_deadline: false,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: None,
@@ -394,20 +397,23 @@ impl KernelConfig {
         }
     }
 
-    /// v6.18 (December 2025, the newest release read: v6.18.35; v6.19's EEVDF pick, placement
-    /// and wake-up preemption read the same in a v6.19 tree): v6.13 with the v6.14
-    /// `h_nr_runnable` / `h_nr_queued` accounting, so the load balancer counts and moves
-    /// runnable tasks, not delayed ones (`can_migrate_task()` lets a delayed task go only for
-    /// migrate_load). **Not modelled**, so v6.13's here: RUN_TO_PARITY's protected slice
-    /// (`se->vprot`, `set_protect_slice()` limited to the queue's minimum slice,
-    /// `update_protect_slice()` at a wake-up that does not preempt, `update_curr()`
-    /// rescheduling once curr leaves its protection), the PREEMPT_SHORT rewrite of
-    /// `check_preempt_wakeup_fair()`, which no longer lets a forked or delayed task preempt by the
-    /// pick, and the balancer and cpufreq changes after v6.8.
-    pub fn v6_18() -> KernelConfig {
+    /// v6.19 (February 2026, the newest release read: a v6.19.0 tree; a "6.18.y" tree read
+    /// beside it carries later backports and was not used): v6.13 with the v6.14
+    /// `h_nr_runnable` / `h_nr_queued` accounting (the load balancer counts and moves runnable
+    /// tasks, not delayed ones: `can_migrate_task()` lets a delayed task go only for
+    /// migrate_load), RUN_TO_PARITY as a protected slice (`se->vprot`, v6.17's series),
+    /// `check_preempt_wakeup_fair()` that lets a new or delayed task preempt only by a shorter
+    /// slice, and `yield_task_fair()` moving an eligible task to its deadline. Not modelled:
+    /// NEXT_BUDDY's rework (the feature is off by default), the lag clamp by the queue's largest
+    /// slice (later than v6.19), and the balancer and cpufreq changes after v6.8, which keep
+    /// their v6.8 values here.
+    pub fn v6_19() -> KernelConfig {
         KernelConfig {
-            label: "v6.18".into(),
+            label: "v6.19".into(),
             h_nr_runnable: true,
+            protect_slice: true,
+            wakeup_fork_no_preempt: true,
+            yield_to_deadline: true,
             ..KernelConfig::v6_13()
         }
     }
@@ -516,10 +522,10 @@ pub const BASELINES: &[Baseline] = &[
         config: KernelConfig::v6_13,
     },
     Baseline {
-        name: "v6.18",
-        summary: "newest: the balancer counts h_nr_runnable and leaves delayed tasks alone; vprot not modelled",
-        stands_for: "v6.18 (read: v6.18.35 EEVDF; the rest as v6.8)",
-        config: KernelConfig::v6_18,
+        name: "v6.19",
+        summary: "newest: h_nr_runnable balancing, RUN_TO_PARITY by vprot, no preemption by new tasks",
+        stands_for: "v6.19 (read: a v6.19.0 tree's EEVDF; the rest as v6.8)",
+        config: KernelConfig::v6_19,
     },
 ];
 

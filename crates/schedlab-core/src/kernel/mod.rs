@@ -791,6 +791,27 @@ pub struct KernelConfig {
     /// `can_migrate_task()` refuses a delayed task unless the imbalance is migrate_load.
     #[serde(default)]
     pub h_nr_runnable: bool,
+    /// RUN_TO_PARITY as a protected slice (Vincent Guittot's "sched/fair: Limit run to parity
+    /// to the min slice of enqueued entities" series; absent in v6.13.7, present in v6.19): the
+    /// pick of a task sets `se->vprot` (`set_protect_slice()`: its deadline, or earlier, a
+    /// vruntime `min(slice)` of the queue later; without RUN_TO_PARITY the normalized 0.75 ms
+    /// base slice), `pick_eevdf()` keeps curr while `vruntime < vprot`, `update_curr()`
+    /// reschedules once curr leaves it (`!protect_slice()`, replacing `did_preempt_short()`), a
+    /// wake-up that does not preempt shortens it (`update_protect_slice()`), and PREEMPT_SHORT is
+    /// a woken task with a shorter slice, picked without protection (`do_preempt_short()` is
+    /// gone). Off: the v6.6-v6.13 stash of the deadline in `vlag`. Read only with
+    /// [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub protect_slice: bool,
+    /// `check_preempt_wakeup_fair()` returns before the pick for a woken task that is new
+    /// (WF_FORK) or delayed (v6.19 as read, with Mel Gorman's NEXT_BUDDY rework): only a shorter
+    /// slice (PREEMPT_SHORT) lets a new task preempt. Off (v6.6-v6.13): the pick decides.
+    #[serde(default)]
+    pub wakeup_fork_no_preempt: bool,
+    /// `yield_task_fair()` moves an eligible curr's vruntime to its deadline before the deadline
+    /// moves a slice later (absent in v6.13.7, present in v6.19); off: only the deadline moves.
+    #[serde(default)]
+    pub yield_to_deadline: bool,
     /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
     /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
     /// v6.8 fair.c:8813; absent in v4.9 and v5.6).

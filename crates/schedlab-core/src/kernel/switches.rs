@@ -573,6 +573,27 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[("v4.7", "false"), ("v6.14", "true")],
     },
     SwitchDoc {
+        key: "protect_slice",
+        function: "set_protect_slice(), protect_slice(), update_protect_slice() (se->vprot)",
+        versions: "v6.17+ (absent in v6.13.7, read in v6.19), EEVDF only",
+        meaning: "RUN_TO_PARITY protects curr up to the queue's shortest slice; PREEMPT_SHORT by slice alone",
+        eras: &[("v4.7", "false"), ("v6.17", "true")],
+    },
+    SwitchDoc {
+        key: "wakeup_fork_no_preempt",
+        function: "check_preempt_wakeup_fair(): WF_FORK or sched_delayed returns",
+        versions: "v6.19 (as read), EEVDF only",
+        meaning: "a new or delayed woken task does not preempt by the pick (only by a shorter slice)",
+        eras: &[("v4.7", "false"), ("v6.19", "true")],
+    },
+    SwitchDoc {
+        key: "yield_to_deadline",
+        function: "yield_task_fair(): se->vruntime = se->deadline",
+        versions: "after v6.13 (absent in v6.13.7, read in v6.19), EEVDF only",
+        meaning: "an eligible task that yields gives up the rest of its request",
+        eras: &[("v4.7", "false"), ("v6.19", "true")],
+    },
+    SwitchDoc {
         key: "task_hot_smt_cold",
         function: "task_hot(): SMT siblings share cache",
         versions: "v5.10+ (Josh Don); absent in v4.9, v5.6",

@@ -9,7 +9,7 @@
 //! `select_task_rq()`). DELAY_ZERO ([`KernelConfig::delay_zero`]) drops the positive lag it has
 //! by then.
 //!
-//! Accounting, per era (read in v6.12.19, v6.13.7 and v6.18.35 fair.c / pelt.c / sched.h):
+//! Accounting, per era (read in v6.12.19, v6.13.7 and v6.19.0 fair.c / pelt.c / sched.h):
 //! - `cfs_rq->nr_running` (`nr_queued` from v6.14) and `rq->nr_running` count a delayed task in
 //!   every version, so `update_deadline()`'s "another task queued" test, `idle_cpu()` and
 //!   `available_idle_cpu()` see it. A CPU with only delayed tasks does not stay so: its next pick

@@ -145,8 +145,8 @@ fn a_delayed_task_is_runnable_for_pelt_in_v6_12_only() {
 #[test]
 fn the_balancer_counts_h_nr_runnable_and_leaves_delayed_tasks_from_v6_14() {
     // v6.13: rq->cfs.h_nr_running counts the delayed C, which can_migrate_task() may move;
-    // v6.14+ (v6.18 here): h_nr_runnable leaves it out, and it moves only for migrate_load.
-    for (baseline, nr, pinned) in [("v6.13", 2, false), ("v6.18", 1, true)] {
+    // v6.14+ (v6.19 here): h_nr_runnable leaves it out, and it moves only for migrate_load.
+    for (baseline, nr, pinned) in [("v6.13", 2, false), ("v6.19", 1, true)] {
         let (w, _, c, _) = c_sleeps_owing(baseline, true);
         assert_eq!(w.cfs_h_nr_runnable(0), nr, "{baseline}");
         assert_eq!(w.delayed_pinned(c, false), pinned, "{baseline}");
@@ -204,5 +204,80 @@ fn reweight_eevdf_keeps_a_queued_tasks_lag_from_v6_7() {
         w.tasks[s].vlag = MS;
         w.set_nice(s, 5);
         assert_eq!(w.tasks[s].vlag, scaled(MS), "{baseline}");
+    }
+}
+
+#[test]
+fn protect_slice_ends_run_to_parity_at_the_queues_shortest_slice_from_v6_17() {
+    // C (3 ms slice) is picked beside W, which asked for 1 ms. v6.19 set_protect_slice():
+    // vprot = min(deadline 3 ms, 0 + 1 ms), so after 1.5 ms update_curr() reschedules C
+    // (`!protect_slice()`). v6.13: the stash keeps C protected to its deadline.
+    for (baseline, resched) in [("v6.19", true), ("v6.13", false)] {
+        let mut w = world("hikey960", baseline, &[]);
+        let c = queued(&mut w, 0, 0, 3 * MS, 0);
+        let wk = queued(&mut w, 0, MS / 2, 20 * MS, 0);
+        w.set_custom_slice(wk, NSEC_PER_MSEC);
+        assert_eq!(w.pick_next_task(0), Some(c));
+        w.now += 3 * NSEC_PER_MSEC / 2;
+        w.update_curr(0);
+        assert_eq!(w.need_resched.test(0), resched, "{baseline}");
+    }
+}
+
+#[test]
+fn a_new_task_preempts_only_by_a_shorter_slice_in_v6_19() {
+    // Curr C is not protected (no pick stash / vprot); the new N is eligible with the earliest
+    // deadline. v6.13: the pick chooses N, which preempts. v6.19: WF_FORK returns before the pick;
+    // an ordinary wake-up of the same task still preempts.
+    for (baseline, fork_preempts) in [("v6.13", true), ("v6.19", false)] {
+        for fork in [true, false] {
+            let mut w = world("hikey960", baseline, &[]);
+            let c = queued(&mut w, 0, 0, 10 * MS, 0);
+            make_curr(&mut w, 0, c);
+            let n = queued(&mut w, 0, 0, MS, 0);
+            if fork {
+                w.check_preempt_wakeup_new(0, n);
+            } else {
+                w.check_preempt_wakeup(0, n);
+            }
+            let want = !fork || fork_preempts;
+            assert_eq!(w.need_resched.test(0), want, "{baseline} fork {fork}");
+        }
+    }
+}
+
+#[test]
+fn an_eligible_task_that_yields_gives_up_its_request_in_v6_19() {
+    // C (key 0, deadline 3 ms) yields beside A (key 1 ms). v6.19: vruntime = deadline, then the
+    // deadline moves a slice on; v6.13 moves only the deadline.
+    for (baseline, v) in [("v6.19", 3 * MS), ("v6.13", 0)] {
+        let mut w = world("hikey960", baseline, &[]);
+        let base = w.rqs[0].min_vruntime;
+        queued(&mut w, 0, MS, 10 * MS, 0);
+        let c = queued(&mut w, 0, 0, 3 * MS, 0);
+        make_curr(&mut w, 0, c);
+        w.yield_task(0);
+        assert_eq!(key(&w, c, base), v, "{baseline}");
+        assert_eq!(w.tasks[c].deadline.wrapping_sub(base) as i64, 6 * MS);
+    }
+}
+
+#[test]
+fn curr_picked_again_keeps_the_stash_of_its_first_pick() {
+    // pick_next_task_fair(): prev picked again gets no set_next_entity(). C is picked (stash =
+    // deadline 3 ms), runs to its deadline (new one 6 ms) and is picked again, A being far right:
+    // its stash is the old deadline, so RUN_TO_PARITY no longer holds and a woken W (key 3.5 ms,
+    // deadline 4 ms) preempts it. Every EEVDF era.
+    for baseline in ["v6.8", "v6.13"] {
+        let mut w = world("hikey960", baseline, &[]);
+        queued(&mut w, 0, 5 * MS, 8 * MS, 0);
+        let c = queued(&mut w, 0, 0, 3 * MS, 0);
+        assert_eq!(w.pick_next_task(0), Some(c));
+        w.now += 3 * NSEC_PER_MSEC;
+        assert_eq!(w.pick_next_task(0), Some(c));
+        assert_ne!(w.tasks[c].vlag, w.tasks[c].deadline as i64, "{baseline}");
+        let wk = queued(&mut w, 0, MS / 2, MS, 0);
+        w.check_preempt_wakeup(0, wk);
+        assert!(w.need_resched.test(0), "{baseline}");
     }
 }

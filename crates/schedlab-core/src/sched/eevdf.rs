@@ -42,6 +42,10 @@
 
 use super::{TaskId, World};
 
+/// `normalized_sysctl_sched_base_slice`: 0.75 ms, the base slice before `update_sysctl()`'s
+/// `1 + ilog2(ncpus)` scaling, which `set_protect_slice()` uses without RUN_TO_PARITY (v6.17+).
+const NORMALIZED_SCHED_BASE_SLICE: u64 = 750_000;
+
 impl World {
     /// `sysctl_sched_base_slice` after `update_sysctl()` scaling (v6.6+): the model keeps the
     /// pre-v6.6 name, `sched_min_granularity`, for the same sysctl and value.
@@ -244,19 +248,94 @@ impl World {
     /// `update_deadline()` (v6.6+), from `update_curr()`: once curr's vruntime reaches its
     /// deadline it gets a new slice and deadline, and, with another task queued, the CPU is
     /// rescheduled (EEVDF's tick preemption; `check_preempt_tick()` is gone).
+    ///
+    /// v6.17+ ([`KernelConfig::protect_slice`]): `update_curr()` also reschedules, with another
+    /// task queued, a curr that has left its protected slice (`!protect_slice()`).
+    ///
+    /// [`KernelConfig::protect_slice`]: crate::kernel::KernelConfig::protect_slice
     pub(super) fn update_deadline(&mut self, cpu: usize, t: TaskId) {
         let task = &self.tasks[t];
-        if (task.vruntime.wrapping_sub(task.deadline) as i64) < 0 {
-            return;
+        let renewed = (task.vruntime.wrapping_sub(task.deadline) as i64) >= 0;
+        if renewed {
+            let slice = self.task_slice(t);
+            let vslice = Self::calc_delta_fair(slice, task.weight);
+            let task = &mut self.tasks[t];
+            task.slice = slice;
+            task.deadline = task.vruntime + vslice;
         }
-        let slice = self.task_slice(t);
-        let vslice = Self::calc_delta_fair(slice, task.weight);
-        let task = &mut self.tasks[t];
-        task.slice = slice;
-        task.deadline = task.vruntime + vslice;
-        if self.rqs[cpu].nr_running > 1 {
+        let unprotected = self.config.protect_slice && !self.protect_slice(t);
+        if (renewed || unprotected) && self.rqs[cpu].nr_running > 1 {
             self.resched(cpu);
             self.clear_buddies(cpu, t);
+        }
+    }
+
+    /// `cfs_rq_min_slice()` (v6.12+): the shortest `se->slice` of curr and the queued tasks
+    /// (the kernel keeps it in the tree's augmented `min_slice`; a scan here).
+    fn cfs_rq_min_slice(&self, cpu: usize) -> u64 {
+        let rq = &self.rqs[cpu];
+        rq.queue
+            .iter()
+            .map(|&(_, t)| t)
+            .chain(rq.curr)
+            .map(|t| self.task_slice(t))
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// `protect_slice()` (v6.17+): curr has not reached its `vprot`.
+    fn protect_slice(&self, t: TaskId) -> bool {
+        (self.tasks[t].vprot.wrapping_sub(self.tasks[t].vruntime) as i64) > 0
+    }
+
+    /// `set_protect_slice()` (v6.17+), at the pick of `t` (out of the tree, not yet curr):
+    /// protected up to its deadline, or, when the queue holds a shorter slice (RUN_TO_PARITY) or
+    /// its slice is above the normalized base slice (NO_RUN_TO_PARITY: 0.75 ms, the sysctl
+    /// before `update_sysctl()` scaling), a vruntime that slice later.
+    fn set_protect_slice(&mut self, cpu: usize, t: TaskId) {
+        let own = self.task_slice(t);
+        let mut slice = if self.config.run_to_parity {
+            self.cfs_rq_min_slice(cpu)
+        } else {
+            NORMALIZED_SCHED_BASE_SLICE
+        };
+        slice = slice.min(own);
+        let task = &self.tasks[t];
+        let mut vprot = task.deadline;
+        if slice != own {
+            let v = task.vruntime + Self::calc_delta_fair(slice, task.weight);
+            if (v.wrapping_sub(vprot) as i64) < 0 {
+                vprot = v;
+            }
+        }
+        self.tasks[t].vprot = vprot;
+    }
+
+    /// `update_protect_slice()` (v6.17+, RUN_TO_PARITY), after a wake-up that did not preempt:
+    /// curr's protection ends no later than the queue's shortest slice from now.
+    fn update_protect_slice(&mut self, cpu: usize, t: TaskId) {
+        let slice = self.cfs_rq_min_slice(cpu);
+        let task = &self.tasks[t];
+        let v = task.vruntime + Self::calc_delta_fair(slice, task.weight);
+        if (v.wrapping_sub(task.vprot) as i64) < 0 {
+            self.tasks[t].vprot = v;
+        }
+    }
+
+    /// `cancel_protect_slice()` (v6.17+).
+    fn cancel_protect_slice(&mut self, t: TaskId) {
+        if self.protect_slice(t) {
+            self.tasks[t].vprot = self.tasks[t].vruntime;
+        }
+    }
+
+    /// Whether `pick_eevdf()` keeps an eligible curr: RUN_TO_PARITY's stash (`vlag == deadline`,
+    /// v6.6-v6.16) or, v6.17+, `protect_slice()` (the pick's `protect` argument).
+    fn curr_protected(&self, c: TaskId, protect: bool) -> bool {
+        if self.config.protect_slice {
+            protect && self.protect_slice(c)
+        } else {
+            self.config.run_to_parity && self.tasks[c].vlag == self.tasks[c].deadline as i64
         }
     }
 
@@ -264,7 +343,9 @@ impl World {
     /// queued: a curr whose RUN_TO_PARITY protection was cancelled is rescheduled once it is not
     /// eligible.
     pub(super) fn did_preempt_short(&mut self, cpu: usize, t: TaskId) {
-        if !self.config.preempt_short || self.rqs[cpu].nr_running <= 1 {
+        // v6.17+: gone, update_deadline()'s `!protect_slice()` does it.
+        if !self.config.preempt_short || self.config.protect_slice || self.rqs[cpu].nr_running <= 1
+        {
             return;
         }
         if self.tasks[t].vlag == self.tasks[t].deadline as i64 || self.entity_eligible(cpu, t) {
@@ -296,6 +377,12 @@ impl World {
     /// is still the one it was picked with (`vlag == deadline`, the stash of
     /// [`World::set_next_entity_eevdf`]) is kept. A linear scan (see the module doc).
     pub fn pick_eevdf(&self, cpu: usize) -> Option<TaskId> {
+        self.pick_eevdf_protect(cpu, true)
+    }
+
+    /// `__pick_eevdf(cfs_rq, protect)` (v6.17+; `pick_eevdf()` before): `protect` false is the
+    /// PREEMPT_SHORT wake-up's pick, which ignores curr's protected slice.
+    fn pick_eevdf_protect(&self, cpu: usize, protect: bool) -> Option<TaskId> {
         let rq = &self.rqs[cpu];
         if rq.queue.is_empty() {
             return rq.curr;
@@ -304,7 +391,7 @@ impl World {
         let eligible = |t: TaskId| avg >= self.entity_key(cpu, self.tasks[t].vruntime) * load;
         let curr = rq.curr.filter(|&c| eligible(c));
         if let Some(c) = curr {
-            if self.config.run_to_parity && self.tasks[c].vlag == self.tasks[c].deadline as i64 {
+            if self.curr_protected(c, protect) {
                 return Some(c);
             }
         }
@@ -328,7 +415,15 @@ impl World {
 
     /// `set_next_entity()`'s EEVDF part (v6.6+): "HACK, stash a copy of deadline at the point of
     /// pick in vlag, which isn't used until dequeue" (read by RUN_TO_PARITY).
-    pub(super) fn set_next_entity_eevdf(&mut self, t: TaskId) {
+    ///
+    /// v6.17+ ([`KernelConfig::protect_slice`]): `set_protect_slice()` instead.
+    ///
+    /// [`KernelConfig::protect_slice`]: crate::kernel::KernelConfig::protect_slice
+    pub(super) fn set_next_entity_eevdf(&mut self, cpu: usize, t: TaskId) {
+        if self.config.protect_slice {
+            self.set_protect_slice(cpu, t);
+            return;
+        }
         let task = &mut self.tasks[t];
         task.vlag = task.deadline as i64;
     }
@@ -336,7 +431,17 @@ impl World {
     /// `check_preempt_wakeup()` (v6.6-v6.7; `check_preempt_wakeup_fair()` from v6.8): after
     /// `update_curr()`, the woken task preempts curr if `pick_eevdf()` would run it. A curr
     /// already due for rescheduling is left alone (`test_tsk_need_resched()`).
-    pub(super) fn check_preempt_wakeup_fair(&mut self, cpu: usize, woken: TaskId) {
+    ///
+    /// v6.17+ ([`KernelConfig::protect_slice`]): a woken task with a shorter slice than curr
+    /// (PREEMPT_SHORT) is picked for without protection and, if it wins, cancels curr's
+    /// protection; v6.19 ([`KernelConfig::wakeup_fork_no_preempt`]) returns here for a new
+    /// (`fork`, WF_FORK) or delayed task; otherwise the protected pick decides, and a wake-up
+    /// that does not preempt ends curr's protection within the queue's shortest slice
+    /// (`update_protect_slice()`, RUN_TO_PARITY).
+    ///
+    /// [`KernelConfig::protect_slice`]: crate::kernel::KernelConfig::protect_slice
+    /// [`KernelConfig::wakeup_fork_no_preempt`]: crate::kernel::KernelConfig::wakeup_fork_no_preempt
+    pub(super) fn check_preempt_wakeup_fair(&mut self, cpu: usize, woken: TaskId, fork: bool) {
         let Some(curr) = self.rqs[cpu].curr else {
             self.resched(cpu);
             return;
@@ -345,6 +450,24 @@ impl World {
             return;
         }
         self.update_curr(cpu);
+        if self.config.protect_slice {
+            let short = self.config.preempt_short && self.task_slice(woken) < self.task_slice(curr);
+            if !short
+                && self.config.wakeup_fork_no_preempt
+                && (fork || self.tasks[woken].sched_delayed)
+            {
+                return;
+            }
+            if self.pick_eevdf_protect(cpu, !short) == Some(woken) {
+                if short {
+                    self.cancel_protect_slice(curr);
+                }
+                self.resched(cpu);
+            } else if self.config.run_to_parity {
+                self.update_protect_slice(cpu, curr);
+            }
+            return;
+        }
         // v6.12 PREEMPT_SHORT: cancel_protect_slice(), so that pick_eevdf() may choose the woken.
         if self.do_preempt_short(cpu, woken, curr) {
             let c = &mut self.tasks[curr];
@@ -358,11 +481,19 @@ impl World {
     }
 
     /// `yield_task_fair()` (v6.6+): curr's deadline moves a slice later (no skip buddy).
+    ///
+    /// [`KernelConfig::yield_to_deadline`] (after v6.13): an eligible curr first moves to its
+    /// deadline, giving up the rest of its request.
+    ///
+    /// [`KernelConfig::yield_to_deadline`]: crate::kernel::KernelConfig::yield_to_deadline
     pub(super) fn yield_task_eevdf(&mut self, cpu: usize) {
         self.update_curr(cpu);
         if let Some(curr) = self.rqs[cpu].curr {
             self.clear_buddies(cpu, curr);
             if self.rqs[cpu].nr_running > 1 {
+                if self.config.yield_to_deadline && self.entity_eligible(cpu, curr) {
+                    self.tasks[curr].vruntime = self.tasks[curr].deadline;
+                }
                 let vslice = Self::calc_delta_fair(self.task_slice(curr), self.tasks[curr].weight);
                 self.tasks[curr].deadline += vslice;
             }

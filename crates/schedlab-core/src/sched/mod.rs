@@ -78,6 +78,9 @@ pub struct Task {
     /// `se->sched_delayed` (v6.12+ DELAY_DEQUEUE): asleep, but still on its runqueue (see
     /// [`crate::sched::delayed`]); `state` says it sleeps.
     pub sched_delayed: bool,
+    /// `se->vprot` (v6.17+, [`crate::kernel::KernelConfig::protect_slice`]): the vruntime up to
+    /// which curr is protected from wake-up preemption (`set_protect_slice()`).
+    pub vprot: u64,
     /// `se->rel_deadline` (v6.12+ PLACE_REL_DEADLINE): `deadline` holds `deadline - vruntime`
     /// since a dequeue that was not a sleep.
     pub rel_deadline: bool,
@@ -133,6 +136,7 @@ impl Task {
             slice: 0,
             custom_slice: false,
             sched_delayed: false,
+            vprot: 0,
             rel_deadline: false,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,

@@ -567,7 +567,8 @@ impl World {
     /// becomes curr (its buddy marks are cleared). Returns the new curr.
     ///
     /// EEVDF (v6.6+): [`World::pick_eevdf`] chooses with prev still curr (see
-    /// [`crate::sched::eevdf`]); the pick stashes the deadline in vlag. `__schedule()` clears the
+    /// [`crate::sched::eevdf`]); the pick of another task than prev stashes its deadline in
+    /// vlag (v6.17+: sets its vprot). `__schedule()` clears the
     /// need-resched flag after the pick, so a reschedule `update_deadline()` asks for during it
     /// is dropped.
     pub fn pick_next_task(&mut self, cpu: usize) -> Option<TaskId> {
@@ -582,7 +583,8 @@ impl World {
         if eevdf && !resched_before {
             self.need_resched.clear(cpu);
         }
-        if let Some(prev) = self.rqs[cpu].curr {
+        let prev = self.rqs[cpu].curr;
+        if let Some(prev) = prev {
             self.update_load_avg(cpu, Some(prev));
             self.put_curr(cpu);
             self.queue_insert(cpu, prev);
@@ -599,8 +601,10 @@ impl World {
         self.update_load_avg(cpu, Some(next));
         self.rqs[cpu].queue.remove(idx);
         self.avg_vruntime_sub(cpu, next);
-        if eevdf {
-            self.set_next_entity_eevdf(next);
+        // pick_next_task_fair(): `if (prev != p)` guards put_prev_entity() / set_next_entity(),
+        // so prev picked again keeps the RUN_TO_PARITY stash (or vprot) of its earlier pick.
+        if eevdf && prev != Some(next) {
+            self.set_next_entity_eevdf(cpu, next);
         }
         let now = self.now;
         let task = &mut self.tasks[next];
@@ -668,7 +672,7 @@ impl World {
     /// EEVDF (v6.6+): [`World::check_preempt_wakeup_fair`].
     pub fn check_preempt_wakeup(&mut self, cpu: usize, woken: TaskId) {
         if self.config.fair_pick == FairPick::Eevdf {
-            self.check_preempt_wakeup_fair(cpu, woken);
+            self.check_preempt_wakeup_fair(cpu, woken, false);
             return;
         }
         let Some(curr) = self.rqs[cpu].curr else {
@@ -689,6 +693,18 @@ impl World {
             if self.config.last_buddy && self.rqs[cpu].nr_running >= nr_latency {
                 self.rqs[cpu].last = Some(curr);
             }
+        }
+    }
+
+    /// `wakeup_preempt()` from `wake_up_new_task()` (WF_FORK): EEVDF's check knows the woken
+    /// task is new (v6.19 [`KernelConfig::wakeup_fork_no_preempt`]); CFS's does not look.
+    ///
+    /// [`KernelConfig::wakeup_fork_no_preempt`]: crate::kernel::KernelConfig::wakeup_fork_no_preempt
+    pub fn check_preempt_wakeup_new(&mut self, cpu: usize, child: TaskId) {
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.check_preempt_wakeup_fair(cpu, child, true);
+        } else {
+            self.check_preempt_wakeup(cpu, child);
         }
     }
 
