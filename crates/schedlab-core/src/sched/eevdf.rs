@@ -13,30 +13,47 @@
 //! couple of slices) is given back where it is enqueued next (`place_entity()`, PLACE_LAG), on
 //! the same CPU after a sleep or on another after a migration.
 //!
-//! **Sources, to be checked:** the v6.6/v6.8 functions here are written from the kernel as
-//! recalled, not from a mirror's fair.c read line by line (the v6.8 mirror's fair.c was not in
-//! the index when this was written); `vruntime_eligible()`, `place_entity()`'s lag inflation,
-//! `do_preempt_short()` / `did_preempt_short()` and DELAY_DEQUEUE's `dequeue_entity()` were
-//! checked against fair.c excerpts of v6.12-era trees and their patches. A reading of v6.6,
-//! v6.8 and v6.12 fair.c against each doc comment below is owed.
+//! **Sources, read:** fair.c of v6.6.63 (OpenNuvoton/MA35D1_linux-6.6.y; for v6.6.0's
+//! `reweight_entity()` the v6.7 patch eab03c23c2a1 that replaced it), v6.8.1 (sndrzt/linux-6.8),
+//! v6.12.19 (wishday/linux-6.12.y), v6.13.7 (ChenRuiwei/linux-6.13.7) and a v6.19.0 tree
+//! (matankalina/linux-6.19.10-fork); each function below was checked against them:
+//! `avg_vruntime()` (floored division in all), `entity_eligible()` / `vruntime_eligible()`,
+//! `entity_lag()` / `update_entity_lag()` (clamp `calc_delta_fair(max(2 * slice, TICK_NSEC))`
+//! in all read), `place_entity()` (lag inflation by `(W + w) / W` with `nr_running` /
+//! `nr_queued` and, v6.19, a zero `vlag` skipping it, which gives the same result),
+//! `update_deadline()`, `pick_eevdf()` (v6.6: curr wins a deadline tie; v6.8+: the queued task
+//! does, `entity_before(curr, best)`; the model has v6.8's, see below), `set_next_entity()`'s
+//! stash, `check_preempt_wakeup()` / `check_preempt_wakeup_fair()`, `do_preempt_short()` /
+//! `did_preempt_short()` (v6.12, v6.13), `yield_task_fair()`, `reweight_entity()` /
+//! `reweight_eevdf()`. Found and fixed on that reading: `reweight_entity()` rescaled nothing
+//! (v6.6.0 rescales the relative deadline, v6.7+ keeps the lag, both scale a sleeper's `vlag`:
+//! [`KernelConfig::reweight_eevdf`]); a curr picked again was given a new RUN_TO_PARITY stash,
+//! where `pick_next_task_fair()` calls no `set_next_entity()` when `prev == p`, so after
+//! `update_deadline()` gives it a new slice it is no longer protected (wake-up preemption by
+//! the pick can then take it). The v6.8 tree already sorts by deadline with `min_vruntime`
+//! augmentation (2227a957e1d5, which the earlier text dated v6.9).
 //!
 //! Simplifications, each with the kernel's result kept:
 //! - `pick_eevdf()` is a linear scan of the queue, O(nr_running) per pick, where the kernel
-//!   walks its augmented rbtree (`min_deadline` in v6.6-v6.8, `min_vruntime` with a
-//!   deadline-sorted tree from v6.9): both give the eligible entity with the earliest deadline;
-//!   an exact tie of deadlines goes to the queued task of least (vruntime, id), which the
-//!   kernel's walk also meets first in v6.6-v6.8 (ties need equal ns and are rare).
+//!   walks its augmented rbtree (`min_deadline` in v6.6-v6.7, `min_vruntime` with a
+//!   deadline-sorted tree from v6.8): both give the eligible entity with the earliest deadline;
+//!   an exact tie of deadlines goes to the queued task of least (vruntime, id), and between
+//!   curr and a queued task to the queued one (v6.8+; v6.6-v6.7 keep curr). Ties need equal ns
+//!   and are rare.
 //! - The pick at `schedule()` sees the previous task as `cfs_rq->curr` (the
 //!   CONFIG_FAIR_GROUP_SCHED path of `pick_next_task_fair()`, which distribution kernels take),
 //!   so RUN_TO_PARITY applies to it as it does to the wake-up check.
-//! - `reweight_entity()` (a nice change of a queued task) re-weights the sums as v6.6 does but
-//!   does not rescale vlag and the deadline as `reweight_eevdf()` (v6.7+) does.
-//! - One cfs_rq per CPU (no task groups), as in the rest of the model.
+//! - One cfs_rq per CPU (no task groups), as in the rest of the model, so no group entity is
+//!   ever reweighted; `reweight_eevdf()` acts on nice changes.
 //! - A custom slice set while the task is queued takes effect at its next deadline or placement
 //!   (`sched_setattr()` re-enqueues it at once, DEQUEUE_SAVE / ENQUEUE_RESTORE).
-//! - Not modelled (listed in the issue, not yet here): DELAY_DEQUEUE (v6.12), PLACE_REL_DEADLINE
-//!   (v6.13) and the later changes to RUN_TO_PARITY's protected slice.
+//! - DELAY_DEQUEUE (v6.12+) is in [`crate::sched::delayed`]. v6.17+'s protected slice
+//!   (`se->vprot`, [`KernelConfig::protect_slice`]) is here. Not modelled: NEXT_BUDDY (off by
+//!   default in every era) and PICK_BUDDY's `cfs_rq->next`, which only NEXT_BUDDY and
+//!   `yield_to()` set; the lag clamp by the queue's largest slice (after v6.19).
 //!
+//! [`KernelConfig::reweight_eevdf`]: crate::kernel::KernelConfig::reweight_eevdf
+//! [`KernelConfig::protect_slice`]: crate::kernel::KernelConfig::protect_slice
 //! [`KernelConfig::fair_pick`]: crate::kernel::KernelConfig::fair_pick
 //! [`FairPick::Eevdf`]: crate::kernel::FairPick::Eevdf
 
