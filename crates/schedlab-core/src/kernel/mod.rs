@@ -726,7 +726,9 @@ pub struct KernelConfig {
     /// EEVDF's RUN_TO_PARITY feature (features.h, v6.6+ 63304558ba5d, default on):
     /// `pick_eevdf()` keeps an eligible curr until it gets a new slice (the pick stashes the
     /// deadline in `se->vlag`, the "HACK" of `set_next_entity()`), which inhibits wake-up
-    /// preemption. Read only with [`FairPick::Eevdf`].
+    /// preemption. With [`KernelConfig::protect_slice`] (v6.17+) it sets how far the protection
+    /// reaches instead (the queue's shortest slice; off, 0.75 ms) and whether a wake-up that does
+    /// not preempt shortens it. Read only with [`FairPick::Eevdf`].
     #[serde(default)]
     pub run_to_parity: bool,
     /// EEVDF's PLACE_LAG feature (v6.6+, default on): `place_entity()` puts a waking or migrating
@@ -750,7 +752,9 @@ pub struct KernelConfig {
     /// wakeup-preempt", default on): a woken eligible task with a shorter slice than curr cancels
     /// curr's RUN_TO_PARITY protection (`do_preempt_short()` / `cancel_protect_slice()`), and
     /// `update_curr()` reschedules an unprotected curr once it is not eligible
-    /// (`did_preempt_short()`). Read only with [`FairPick::Eevdf`].
+    /// (`did_preempt_short()`). With [`KernelConfig::protect_slice`] (v6.17+): a woken task with
+    /// a shorter slice is picked for without curr's protection, and cancels it if it wins.
+    /// Read only with [`FairPick::Eevdf`].
     #[serde(default)]
     pub preempt_short: bool,
     /// `reweight_eevdf()` (v6.7+, eab03c23c2a1 "sched/eevdf: Fix vruntime adjustment on
