@@ -23,8 +23,11 @@
 //!   `h_nr_runnable` and `can_migrate_task()` refuses a delayed task unless the imbalance is
 //!   migrate_load ([`KernelConfig::h_nr_runnable`]).
 //!
-//! Simplifications: util_est leaves the rq at the sleep and comes back at the requeue (v6.12.0
-//! subtracted it again at the DEQUEUE_DELAYED dequeue, fixed in v6.13 729288bc6856); the
+//! Simplifications: util_est leaves the rq at the sleep and comes back at the requeue, as the
+//! v6.19 tree has it (`if (!p->se.sched_delayed) util_est_dequeue()`); v6.12.19 and v6.13.7 test
+//! only `sched_delayed && (migrating || DEQUEUE_SAVE)` (729288bc6856) and so subtract it a second
+//! time at the DEQUEUE_DELAYED dequeue of a picked delayed task, a double count the model does
+//! not reproduce; the
 //! `nr_iowait` bookkeeping of an I/O sleeper that wakes while delayed is the model's usual one.
 //! The kernel leaves a delayed curr as `cfs_rq->curr` until the `__schedule()` that blocked it
 //! picks; the model puts it in the tree at once (the same instant, the same sums).
