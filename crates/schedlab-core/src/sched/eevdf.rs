@@ -44,7 +44,7 @@
 //!   CONFIG_FAIR_GROUP_SCHED path of `pick_next_task_fair()`, which distribution kernels take),
 //!   so RUN_TO_PARITY applies to it as it does to the wake-up check.
 //! - One cfs_rq per CPU (no task groups), as in the rest of the model, so no group entity is
-//!   ever reweighted; `reweight_eevdf()` acts on nice changes.
+//!   ever reweighted; `reweight_eevdf()` ([`crate::sched::reweight`]) acts on nice changes.
 //! - A custom slice set while the task is queued takes effect at its next deadline or placement
 //!   (`sched_setattr()` re-enqueues it at once, DEQUEUE_SAVE / ENQUEUE_RESTORE).
 //! - DELAY_DEQUEUE (v6.12+) is in [`crate::sched::delayed`]. v6.17+'s protected slice
@@ -58,6 +58,7 @@
 //! [`FairPick::Eevdf`]: crate::kernel::FairPick::Eevdf
 
 use super::{TaskId, World};
+use crate::kernel::FairPick;
 
 /// `normalized_sysctl_sched_base_slice`: 0.75 ms, the base slice before `update_sysctl()`'s
 /// `1 + ilog2(ncpus)` scaling, which `set_protect_slice()` uses without RUN_TO_PARITY (v6.17+).
@@ -144,7 +145,7 @@ impl World {
 
     /// `entity_lag()` (v6.6+): `avruntime - vruntime`, clamped to
     /// `calc_delta_fair(max(2 * slice, TICK_NSEC))` at the task's current weight.
-    fn entity_lag(&self, avruntime: u64, t: TaskId) -> i64 {
+    pub(super) fn entity_lag(&self, avruntime: u64, t: TaskId) -> i64 {
         let lag = avruntime.wrapping_sub(self.tasks[t].vruntime) as i64;
         let tick_nsec = 1_000_000_000 / u64::from(self.config.hz.max(1));
         let slice = self.task_slice(t);
@@ -152,51 +153,8 @@ impl World {
         lag.clamp(-limit, limit)
     }
 
-    /// `reweight_entity()`'s EEVDF part, before the task's weight becomes `weight` (the caller
-    /// has taken a queued task out of the tree and computed `avruntime = avg_vruntime()` after
-    /// `update_curr()`). A task that is not queued has its `vlag` scaled by `w / w'` (v6.6+, so
-    /// that its real lag `w * vlag` is kept). A queued one:
-    /// - v6.7+ `reweight_eevdf()` ([`KernelConfig::reweight_eevdf`]): at a non-zero lag its
-    ///   vruntime moves so the lag is kept, `v' = V - entity_lag(V) * w / w'`, and the deadline
-    ///   is rescaled about V, `d' = V + (d - V) * w / w'`;
-    /// - v6.6.0: vruntime stays, the relative deadline is rescaled, `d' = v + (d - v) * w / w'`.
-    ///
-    /// `div_s64()` truncates towards zero, as Rust's `/` does. For curr the RUN_TO_PARITY stash in
-    /// `vlag` is left alone, so a moved deadline ends curr's protection, as in the kernel.
-    ///
-    /// [`KernelConfig::reweight_eevdf`]: crate::kernel::KernelConfig::reweight_eevdf
-    pub(super) fn reweight_eevdf(
-        &mut self,
-        _cpu: usize,
-        t: TaskId,
-        on_rq: bool,
-        avruntime: u64,
-        weight: u64,
-    ) {
-        let old = self.tasks[t].weight as i64;
-        let new = weight.max(1) as i64;
-        if !on_rq {
-            let task = &mut self.tasks[t];
-            task.vlag = task.vlag * old / new;
-            return;
-        }
-        if self.config.reweight_eevdf {
-            if avruntime != self.tasks[t].vruntime {
-                let vlag = self.entity_lag(avruntime, t) * old / new;
-                self.tasks[t].vruntime = avruntime.wrapping_sub(vlag as u64);
-            }
-            let task = &mut self.tasks[t];
-            let vslice = task.deadline.wrapping_sub(avruntime) as i64 * old / new;
-            task.deadline = avruntime.wrapping_add(vslice as u64);
-        } else {
-            let task = &mut self.tasks[t];
-            let rel = task.deadline.wrapping_sub(task.vruntime) as i64 * old / new;
-            task.deadline = task.vruntime.wrapping_add(rel as u64);
-        }
-    }
-
     /// `se->slice`: `sysctl_sched_base_slice`, or (v6.12+) the task's custom slice.
-    fn task_slice(&self, t: TaskId) -> u64 {
+    pub(super) fn task_slice(&self, t: TaskId) -> u64 {
         if self.tasks[t].custom_slice {
             return self.tasks[t].slice;
         }
@@ -494,6 +452,18 @@ impl World {
         }
         if self.pick_eevdf(cpu) == Some(woken) {
             self.resched(cpu);
+        }
+    }
+
+    /// `wakeup_preempt()` from `wake_up_new_task()` (WF_FORK): EEVDF's check knows the woken
+    /// task is new (v6.19 [`KernelConfig::wakeup_fork_no_preempt`]); CFS's does not look.
+    ///
+    /// [`KernelConfig::wakeup_fork_no_preempt`]: crate::kernel::KernelConfig::wakeup_fork_no_preempt
+    pub fn check_preempt_wakeup_new(&mut self, cpu: usize, child: TaskId) {
+        if self.config.fair_pick == FairPick::Eevdf {
+            self.check_preempt_wakeup_fair(cpu, child, true);
+        } else {
+            self.check_preempt_wakeup(cpu, child);
         }
     }
 

@@ -12,6 +12,7 @@ pub mod eas;
 pub mod eevdf;
 pub mod lb_v4;
 pub mod log;
+pub mod reweight;
 pub mod rq;
 pub mod sis;
 pub mod wakeup;

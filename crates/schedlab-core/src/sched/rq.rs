@@ -48,37 +48,6 @@ impl World {
         }
     }
 
-    /// `reweight_entity()` via `set_user_nice()`: a task's weight changes, and its runqueue's
-    /// (and, for a queued task, the `avg_vruntime` sums). With EEVDF (v6.6+) the task's lag and
-    /// deadline are rescaled ([`World::reweight_eevdf`]).
-    pub fn set_nice(&mut self, t: TaskId, nice: i32) {
-        let weight = super::nice_to_weight(nice);
-        let cpu = self.tasks[t].cpu;
-        let on_rq = self.task_on_rq(t);
-        let in_tree = on_rq && self.rqs[cpu].curr != Some(t);
-        let mut avruntime = 0;
-        if on_rq {
-            self.update_curr(cpu);
-            avruntime = self.avg_vruntime(cpu);
-            self.update_load_avg(cpu, Some(t));
-            let rq = &mut self.rqs[cpu];
-            rq.load_weight = rq.load_weight - self.tasks[t].weight + weight;
-        }
-        if in_tree {
-            self.queue_remove(cpu, t);
-        }
-        if self.config.fair_pick == FairPick::Eevdf {
-            self.reweight_eevdf(cpu, t, on_rq, avruntime, weight);
-        }
-        self.tasks[t].weight = weight;
-        if in_tree {
-            self.queue_insert(cpu, t);
-        }
-        if on_rq && self.config.fair_pick == FairPick::Eevdf && self.config.reweight_eevdf {
-            self.update_min_vruntime(cpu);
-        }
-    }
-
     /// `sched_slice()`: the wall time `task` should run in one period on `cpu`.
     pub fn sched_slice(&self, cpu: usize, task: TaskId, on_rq: bool) -> u64 {
         let rq = &self.rqs[cpu];
@@ -447,8 +416,9 @@ impl World {
     /// decay as blocked load); for a migration they are detached.
     ///
     /// v6.12+ DELAY_DEQUEUE: a sleep of a task that is not eligible stops early and leaves it
-    /// queued ([`World::delay_dequeue_entity`]); a delayed task's own dequeue (picked, or moved by
-    /// a balancer) skips `util_est_dequeue()`, which its sleep already did.
+    /// queued (`delay_dequeue_entity()`, [`crate::sched::delayed`]); a delayed task's own
+    /// dequeue (picked, or moved by a balancer) skips `util_est_dequeue()`, which its sleep
+    /// already did.
     pub fn dequeue_task(&mut self, cpu: usize, t: TaskId, migrating: bool) {
         let delayed = self.tasks[t].sched_delayed;
         if !delayed {
@@ -693,18 +663,6 @@ impl World {
             if self.config.last_buddy && self.rqs[cpu].nr_running >= nr_latency {
                 self.rqs[cpu].last = Some(curr);
             }
-        }
-    }
-
-    /// `wakeup_preempt()` from `wake_up_new_task()` (WF_FORK): EEVDF's check knows the woken
-    /// task is new (v6.19 [`KernelConfig::wakeup_fork_no_preempt`]); CFS's does not look.
-    ///
-    /// [`KernelConfig::wakeup_fork_no_preempt`]: crate::kernel::KernelConfig::wakeup_fork_no_preempt
-    pub fn check_preempt_wakeup_new(&mut self, cpu: usize, child: TaskId) {
-        if self.config.fair_pick == FairPick::Eevdf {
-            self.check_preempt_wakeup_fair(cpu, child, true);
-        } else {
-            self.check_preempt_wakeup(cpu, child);
         }
     }
 
