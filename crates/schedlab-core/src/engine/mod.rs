@@ -28,6 +28,8 @@ use crate::workload::{Instance, Metric};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+#[cfg(test)]
+mod delayed_tests;
 mod history;
 #[cfg(test)]
 mod latency_tests;
@@ -836,7 +838,7 @@ impl<'a> Engine<'a> {
         self.w.enqueue_task(target, child, Enqueue::New);
         self.trace_wakeup(child, target, true);
         self.lat.woken(child, self.w.now);
-        self.w.check_preempt_wakeup(target, child);
+        self.w.check_preempt_wakeup_new(target, child);
         self.freq_update(target, 0);
     }
 
@@ -886,6 +888,17 @@ impl<'a> Engine<'a> {
         if self.w.tasks[p].in_iowait {
             let c = self.w.tasks[p].iowait_cpu;
             self.w.nr_iowait[c] = self.w.nr_iowait[c].saturating_sub(1);
+        }
+        // ttwu_runnable() (v6.12+ DELAY_DEQUEUE): still queued, it wakes where it is.
+        if self.w.tasks[p].sched_delayed {
+            self.w.requeue_delayed_entity(prev, p);
+            self.trace_wakeup(p, prev, false);
+            if self.w.rqs[prev].curr != Some(p) {
+                self.w.check_preempt_wakeup(prev, p);
+            }
+            self.w.tasks[p].in_iowait = false;
+            self.freq_update(prev, 0);
+            return;
         }
         // A timer fires on the CPU the task slept on.
         let (wk, wcpu) = match waker {

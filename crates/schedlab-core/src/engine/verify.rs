@@ -32,7 +32,7 @@ impl Engine<'_> {
             for &t in &members {
                 seen[t] += 1;
                 weight += self.w.tasks[t].weight;
-                if self.w.tasks[t].cpu != cpu || self.w.tasks[t].state != TaskState::Runnable {
+                if self.w.tasks[t].cpu != cpu || !self.w.task_on_rq(t) {
                     return Err(Error::Scenario(format!(
                         "invariant: task {t} on rq {cpu} has cpu {} state {:?}",
                         self.w.tasks[t].cpu, self.w.tasks[t].state
@@ -50,9 +50,21 @@ impl Engine<'_> {
                     rq.cfs_tasks.len()
                 )));
             }
+            let delayed = members
+                .iter()
+                .filter(|&&t| self.w.tasks[t].sched_delayed)
+                .count();
+            if delayed != rq.h_nr_delayed {
+                return Err(Error::Scenario(format!(
+                    "invariant: rq {cpu} h_nr_delayed {} but {delayed} delayed tasks",
+                    rq.h_nr_delayed
+                )));
+            }
             if self.w.config.util_est {
+                // A delayed task's estimate left the rq at its sleep (util_est_dequeue()).
                 let sum: u64 = members
                     .iter()
+                    .filter(|&&t| !self.w.tasks[t].sched_delayed)
                     .map(|&t| {
                         self.w.tasks[t]
                             .util_est_ewma
@@ -66,20 +78,28 @@ impl Engine<'_> {
                     )));
                 }
             }
-            // uclamp: every queued task refcounted once per clamp id, and the rq's value the
-            // max of its tasks' (the bucket max may exceed a task's, never the rq's).
+            // uclamp: every queued task refcounted once per clamp id (a DELAY_DEQUEUE'd task
+            // was released at its sleep, core.c dequeue_task(), unless a balancer moved it and
+            // enqueue_task() counted it again), and the rq's value the max of its counted tasks'
+            // (the bucket max may exceed a task's, never the rq's).
             if self.w.config.uclamp {
                 for id in [
                     crate::sched::uclamp::UCLAMP_MIN,
                     crate::sched::uclamp::UCLAMP_MAX,
                 ] {
+                    let counted = |t: &&usize| self.w.tasks[**t].uclamp.eff[id].active;
+                    let nr = members.iter().filter(counted).count();
                     let top = members
                         .iter()
+                        .filter(counted)
                         .map(|&t| self.w.tasks[t].uclamp.eff[id].value)
                         .max();
-                    let ok = rq.uclamp.tasks(id) as usize == rq.nr_running
+                    let ok = rq.uclamp.tasks(id) as usize == nr
+                        && members
+                            .iter()
+                            .all(|&t| self.w.tasks[t].sched_delayed || counted(&&t))
                         && top.is_none_or(|m| rq.uclamp.value[id] >= m)
-                        && rq.uclamp.idle == (rq.nr_running == 0);
+                        && rq.uclamp.idle == (nr == 0);
                     if !ok {
                         return Err(Error::Scenario(format!(
                             "invariant: rq {cpu} uclamp[{id}] {:?} does not match its {} tasks",
@@ -142,7 +162,7 @@ impl Engine<'_> {
             }
         }
         for (t, task) in self.w.tasks.iter().enumerate() {
-            let expect = u32::from(task.state == TaskState::Runnable);
+            let expect = u32::from(task.state == TaskState::Runnable || task.sched_delayed);
             if seen[t] != expect {
                 return Err(Error::Scenario(format!(
                     "invariant: task {t} ({:?}) is on {} runqueues",

@@ -92,6 +92,15 @@ impl KernelConfig {
             place_deadline_initial: false,
             custom_slice: false,
             preempt_short: false,
+            reweight_eevdf: false,
+            delay_dequeue: false,
+            delay_zero: false,
+            place_rel_deadline: false,
+            h_nr_delayed: false,
+            h_nr_runnable: false,
+            protect_slice: false,
+            wakeup_fork_no_preempt: false,
+            yield_to_deadline: false,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: None,
@@ -160,6 +169,8 @@ impl KernelConfig {
             run_to_parity: true,
             place_lag: true,
             place_deadline_initial: true,
+            // v6.7 eab03c23c2a1 (v6.6 keeps v6.6.0's relative-deadline rescaling).
+            reweight_eevdf: true,
             task_hot_smt_cold: true,
             smt_balance: true,
             lb_util_shr_bound: true,
@@ -334,6 +345,7 @@ impl KernelConfig {
             run_to_parity: false,
             place_lag: false,
             place_deadline_initial: false,
+            reweight_eevdf: false,
             task_hot_smt_cold: false,
             schedutil_util_headroom: false,
             numa_imbalance: NumaImbalance::LocalIdle,
@@ -375,17 +387,52 @@ impl KernelConfig {
         }
     }
 
-    /// v6.12 (LTS, November 2024; see [`crate::sched::eevdf`] for what was read): v6.8 with per-task
-    /// slices from `sched_attr.sched_runtime` and PREEMPT_SHORT. **Not modelled yet**, and so
-    /// missing from this baseline: DELAY_DEQUEUE (v6.12's default: a sleeping task that is not
-    /// eligible stays queued, "delayed", until it is picked or wakes), and the balancer and
-    /// cpufreq changes between v6.8 and v6.12, which keep their v6.8 values here.
+    /// v6.12 (LTS, November 2024; read: v6.12.19, see [`crate::sched::eevdf`] and
+    /// [`crate::sched::delayed`]): v6.8 with per-task slices from `sched_attr.sched_runtime`,
+    /// PREEMPT_SHORT, and Peter Zijlstra's "Complete EEVDF" series: DELAY_DEQUEUE with
+    /// DELAY_ZERO, and PLACE_REL_DEADLINE. v6.12.0's PELT counts delayed tasks runnable (the
+    /// `h_nr_delayed` fix of v6.13 is in 6.12 stable, not in this baseline). The balancer and
+    /// cpufreq changes between v6.8 and v6.12 keep their v6.8 values here.
     pub fn v6_12() -> KernelConfig {
         KernelConfig {
-            label: "v6.12 (without DELAY_DEQUEUE)".into(),
+            label: "v6.12".into(),
             custom_slice: true,
             preempt_short: true,
+            delay_dequeue: true,
+            delay_zero: true,
+            place_rel_deadline: true,
             ..KernelConfig::v6_8()
+        }
+    }
+
+    /// v6.13 (January 2025; read: v6.13.7): v6.12 with 76f2f783294d "sched/eevdf: More PELT vs
+    /// DELAYED_DEQUEUE": delayed tasks are not runnable for PELT (`h_nr_delayed`).
+    pub fn v6_13() -> KernelConfig {
+        KernelConfig {
+            label: "v6.13".into(),
+            h_nr_delayed: true,
+            ..KernelConfig::v6_12()
+        }
+    }
+
+    /// v6.19 (February 2026, the newest release read: a v6.19.0 tree; a "6.18.y" tree read
+    /// beside it carries later backports and was not used): v6.13 with the v6.14
+    /// `h_nr_runnable` / `h_nr_queued` accounting (the load balancer counts and moves runnable
+    /// tasks, not delayed ones: `can_migrate_task()` lets a delayed task go only for
+    /// migrate_load), RUN_TO_PARITY as a protected slice (`se->vprot`, v6.17's series),
+    /// `check_preempt_wakeup_fair()` that lets a new or delayed task preempt only by a shorter
+    /// slice, and `yield_task_fair()` moving an eligible task to its deadline. Not modelled:
+    /// NEXT_BUDDY's rework (the feature is off by default), the lag clamp by the queue's largest
+    /// slice (later than v6.19), and the balancer and cpufreq changes after v6.8, which keep
+    /// their v6.8 values here.
+    pub fn v6_19() -> KernelConfig {
+        KernelConfig {
+            label: "v6.19".into(),
+            h_nr_runnable: true,
+            protect_slice: true,
+            wakeup_fork_no_preempt: true,
+            yield_to_deadline: true,
+            ..KernelConfig::v6_13()
         }
     }
 
@@ -396,6 +443,9 @@ impl KernelConfig {
     pub fn v6_6() -> KernelConfig {
         KernelConfig {
             label: "v6.6".into(),
+            // v6.6.0's reweight_entity() rescales only the relative deadline (d - v); v6.7's
+            // reweight_eevdf() (eab03c23c2a1, later in 6.6 stable) is not in the release.
+            reweight_eevdf: false,
             ..KernelConfig::v6_7()
         }
     }
@@ -479,9 +529,21 @@ pub const BASELINES: &[Baseline] = &[
     },
     Baseline {
         name: "v6.12",
-        summary: "LTS: EEVDF with per-task slices (sched_runtime) and PREEMPT_SHORT; DELAY_DEQUEUE not modelled",
-        stands_for: "v6.12 (EEVDF: custom slices and PREEMPT_SHORT; the rest as v6.8)",
+        summary: "LTS: EEVDF with per-task slices (sched_runtime), PREEMPT_SHORT, DELAY_DEQUEUE, PLACE_REL_DEADLINE",
+        stands_for: "v6.12 (read: v6.12.19 EEVDF; the rest as v6.8)",
         config: KernelConfig::v6_12,
+    },
+    Baseline {
+        name: "v6.13",
+        summary: "delayed tasks not runnable for PELT (h_nr_delayed)",
+        stands_for: "v6.13 (read: v6.13.7 EEVDF; the rest as v6.8)",
+        config: KernelConfig::v6_13,
+    },
+    Baseline {
+        name: "v6.19",
+        summary: "newest: h_nr_runnable balancing, RUN_TO_PARITY by vprot, no preemption by new tasks",
+        stands_for: "v6.19 (read: a v6.19.0 tree's EEVDF; the rest as v6.8)",
+        config: KernelConfig::v6_19,
     },
 ];
 

@@ -752,7 +752,9 @@ pub struct KernelConfig {
     /// EEVDF's RUN_TO_PARITY feature (features.h, v6.6+ 63304558ba5d, default on):
     /// `pick_eevdf()` keeps an eligible curr until it gets a new slice (the pick stashes the
     /// deadline in `se->vlag`, the "HACK" of `set_next_entity()`), which inhibits wake-up
-    /// preemption. Read only with [`FairPick::Eevdf`].
+    /// preemption. With [`KernelConfig::protect_slice`] (v6.17+) it sets how far the protection
+    /// reaches instead (the queue's shortest slice; off, 0.75 ms) and whether a wake-up that does
+    /// not preempt shortens it. Read only with [`FairPick::Eevdf`].
     #[serde(default)]
     pub run_to_parity: bool,
     /// EEVDF's PLACE_LAG feature (v6.6+, default on): `place_entity()` puts a waking or migrating
@@ -776,9 +778,70 @@ pub struct KernelConfig {
     /// wakeup-preempt", default on): a woken eligible task with a shorter slice than curr cancels
     /// curr's RUN_TO_PARITY protection (`do_preempt_short()` / `cancel_protect_slice()`), and
     /// `update_curr()` reschedules an unprotected curr once it is not eligible
-    /// (`did_preempt_short()`). Read only with [`FairPick::Eevdf`].
+    /// (`did_preempt_short()`). With [`KernelConfig::protect_slice`] (v6.17+): a woken task with
+    /// a shorter slice is picked for without curr's protection, and cancels it if it wins.
+    /// Read only with [`FairPick::Eevdf`].
     #[serde(default)]
     pub preempt_short: bool,
+    /// `reweight_eevdf()` (v6.7+, eab03c23c2a1 "sched/eevdf: Fix vruntime adjustment on
+    /// reweight"; in v6.6 stable): a queued task whose weight changes (a nice change,
+    /// `reweight_entity()`) keeps its lag, `v' = V - (V - v) * w / w'`, and its deadline is
+    /// rescaled about V, `d' = V + (d - V) * w / w'`. Off (v6.6.0): vruntime stays and only the
+    /// relative deadline `d - v` is rescaled. Both scale a sleeping task's `vlag` by `w / w'`.
+    /// Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub reweight_eevdf: bool,
+    /// DELAY_DEQUEUE (v6.12+, 152e11f6df29 "sched/fair: Implement delayed dequeue"): a task
+    /// going to sleep while not eligible stays on its runqueue, `sched_delayed`
+    /// (`dequeue_entity()` returns early), still counted in `nr_running`, the load and the
+    /// `avg_vruntime()` sums, until `pick_next_entity()` picks it (then it is dequeued,
+    /// DEQUEUE_DELAYED) or it wakes (`ttwu_runnable()` -> `requeue_delayed_entity()`, on the same
+    /// CPU, no `select_task_rq()`). Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub delay_dequeue: bool,
+    /// DELAY_ZERO (v6.12+, with DELAY_DEQUEUE): a delayed task's positive lag is dropped when it
+    /// finally leaves (`finish_delayed_dequeue_entity()`) or is re-placed at the 0-lag point
+    /// when it wakes with positive lag (`requeue_delayed_entity()`).
+    #[serde(default)]
+    pub delay_zero: bool,
+    /// PLACE_REL_DEADLINE (v6.12+, 82e9d0456e06 "sched/fair: Avoid re-setting virtual deadline
+    /// on 'migrations'"): a dequeue that is not a sleep (a migration) keeps the deadline relative
+    /// to vruntime (`se->rel_deadline`), and `place_entity()` restores it instead of granting a
+    /// new slice. Read only with [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub place_rel_deadline: bool,
+    /// `cfs_rq->h_nr_delayed` (v6.13+, 76f2f783294d "sched/eevdf: More PELT vs
+    /// DELAYED_DEQUEUE"; in 6.12 stable): delayed tasks are not runnable for PELT (`se_runnable()`
+    /// false, the cfs_rq's runnable count `h_nr_running - h_nr_delayed`); v6.12.0 counted them.
+    #[serde(default)]
+    pub h_nr_delayed: bool,
+    /// `cfs_rq->h_nr_runnable` / `h_nr_queued` (v6.14+, the rename of `h_nr_running` and
+    /// `h_nr_delayed`): the load balancer counts runnable tasks without the delayed ones
+    /// (`update_sg_lb_stats()` `sum_h_nr_running`, `find_busiest_queue()`), and
+    /// `can_migrate_task()` refuses a delayed task unless the imbalance is migrate_load.
+    #[serde(default)]
+    pub h_nr_runnable: bool,
+    /// RUN_TO_PARITY as a protected slice (Vincent Guittot's "sched/fair: Limit run to parity
+    /// to the min slice of enqueued entities" series; absent in v6.13.7, present in v6.19): the
+    /// pick of a task sets `se->vprot` (`set_protect_slice()`: its deadline, or earlier, a
+    /// vruntime `min(slice)` of the queue later; without RUN_TO_PARITY the normalized 0.75 ms
+    /// base slice), `pick_eevdf()` keeps curr while `vruntime < vprot`, `update_curr()`
+    /// reschedules once curr leaves it (`!protect_slice()`, replacing `did_preempt_short()`), a
+    /// wake-up that does not preempt shortens it (`update_protect_slice()`), and PREEMPT_SHORT is
+    /// a woken task with a shorter slice, picked without protection (`do_preempt_short()` is
+    /// gone). Off: the v6.6-v6.13 stash of the deadline in `vlag`. Read only with
+    /// [`FairPick::Eevdf`].
+    #[serde(default)]
+    pub protect_slice: bool,
+    /// `check_preempt_wakeup_fair()` returns before the pick for a woken task that is new
+    /// (WF_FORK) or delayed (v6.19 as read, with Mel Gorman's NEXT_BUDDY rework): only a shorter
+    /// slice (PREEMPT_SHORT) lets a new task preempt. Off (v6.6-v6.13): the pick decides.
+    #[serde(default)]
+    pub wakeup_fork_no_preempt: bool,
+    /// `yield_task_fair()` moves an eligible curr's vruntime to its deadline before the deadline
+    /// moves a slice later (absent in v6.13.7, present in v6.19); off: only the deadline moves.
+    #[serde(default)]
+    pub yield_to_deadline: bool,
     /// `task_hot()`: "SMT siblings share cache", no task is cache hot to a balance inside an
     /// `SD_SHARE_CPUCAPACITY` domain (v5.10+, Josh Don, "ignore cache hotness for SMT migration";
     /// v6.8 fair.c:8813; absent in v4.9 and v5.6).

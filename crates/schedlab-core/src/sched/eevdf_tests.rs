@@ -11,7 +11,7 @@ use crate::units::NSEC_PER_MSEC;
 const MS: i64 = NSEC_PER_MSEC as i64;
 
 /// A queued task on `cpu` at `key` ns from `min_vruntime`, deadline `dl` ns from it.
-fn queued(w: &mut World, cpu: usize, key: i64, dl: i64, nice: i32) -> TaskId {
+pub(super) fn queued(w: &mut World, cpu: usize, key: i64, dl: i64, nice: i32) -> TaskId {
     let id = w.tasks.len();
     let all = w.topo.all_cpus();
     w.tasks.push(Task::new(id, cpu, all, 0, None, 0));
@@ -34,7 +34,7 @@ fn queued(w: &mut World, cpu: usize, key: i64, dl: i64, nice: i32) -> TaskId {
 }
 
 /// Makes queued `t` curr, as `set_next_entity()` does (without the pick's vlag stash).
-fn make_curr(w: &mut World, cpu: usize, t: TaskId) {
+pub(super) fn make_curr(w: &mut World, cpu: usize, t: TaskId) {
     w.avg_vruntime_sub(cpu, t);
     let pos = w.rqs[cpu].queue.iter().position(|e| e.1 == t).unwrap();
     w.rqs[cpu].queue.remove(pos);

@@ -7,10 +7,12 @@
 //! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
+pub mod delayed;
 pub mod eas;
 pub mod eevdf;
 pub mod lb_v4;
 pub mod log;
+pub mod reweight;
 pub mod rq;
 pub mod sis;
 pub mod uclamp;
@@ -77,6 +79,15 @@ pub struct Task {
     pub slice: u64,
     /// `se->custom_slice` (v6.12+): `slice` was asked for with `sched_attr.sched_runtime`.
     pub custom_slice: bool,
+    /// `se->sched_delayed` (v6.12+ DELAY_DEQUEUE): asleep, but still on its runqueue (see
+    /// [`crate::sched::delayed`]); `state` says it sleeps.
+    pub sched_delayed: bool,
+    /// `se->vprot` (v6.17+, [`crate::kernel::KernelConfig::protect_slice`]): the vruntime up to
+    /// which curr is protected from wake-up preemption (`set_protect_slice()`).
+    pub vprot: u64,
+    /// `se->rel_deadline` (v6.12+ PLACE_REL_DEADLINE): `deadline` holds `deadline - vruntime`
+    /// since a dequeue that was not a sleep.
+    pub rel_deadline: bool,
     pub sum_exec_runtime: u64,
     pub prev_sum_exec_runtime: u64,
     pub exec_start: Nanos,
@@ -130,6 +141,9 @@ impl Task {
             vlag: 0,
             slice: 0,
             custom_slice: false,
+            sched_delayed: false,
+            vprot: 0,
+            rel_deadline: false,
             sum_exec_runtime: 0,
             prev_sum_exec_runtime: 0,
             exec_start: now,
@@ -165,6 +179,8 @@ pub struct Rq {
     /// `rq->cfs_tasks` order: most recently picked first; `detach_tasks()` walks from the tail.
     pub cfs_tasks: Vec<TaskId>,
     pub nr_running: usize,
+    /// `cfs_rq->h_nr_delayed` (v6.12+): how many of `nr_running` are delayed-dequeued tasks.
+    pub h_nr_delayed: usize,
     /// `cfs_rq->load.weight`.
     pub load_weight: u64,
     pub min_vruntime: u64,
@@ -428,6 +444,7 @@ impl World {
                 queue: Vec::with_capacity(16),
                 cfs_tasks: Vec::with_capacity(16),
                 nr_running: 0,
+                h_nr_delayed: 0,
                 load_weight: 0,
                 min_vruntime: rq::VRUNTIME_ORIGIN,
                 avg_vruntime: 0,
@@ -674,6 +691,8 @@ pub fn update_avg(avg: u64, sample: u64, div: bool) -> u64 {
 
 #[cfg(test)]
 mod baseline_tests;
+#[cfg(test)]
+mod delayed_tests;
 #[cfg(test)]
 mod eas_tests;
 #[cfg(test)]

@@ -48,29 +48,6 @@ impl World {
         }
     }
 
-    /// `reweight_entity()` via `set_user_nice()`: a task's weight changes, and its runqueue's
-    /// (and, for a queued task, the `avg_vruntime` sums, as v6.6 has it; `reweight_eevdf()`'s
-    /// rescaling of vlag and deadline, v6.7+, is not modelled).
-    pub fn set_nice(&mut self, t: TaskId, nice: i32) {
-        let weight = super::nice_to_weight(nice);
-        let cpu = self.tasks[t].cpu;
-        let runnable = self.tasks[t].state == TaskState::Runnable;
-        let in_tree = runnable && self.rqs[cpu].curr != Some(t);
-        if runnable {
-            self.update_curr(cpu);
-            self.update_load_avg(cpu, Some(t));
-            let rq = &mut self.rqs[cpu];
-            rq.load_weight = rq.load_weight - self.tasks[t].weight + weight;
-        }
-        if in_tree {
-            self.avg_vruntime_sub(cpu, t);
-        }
-        self.tasks[t].weight = weight;
-        if in_tree {
-            self.avg_vruntime_add(cpu, t);
-        }
-    }
-
     /// `sched_slice()`: the wall time `task` should run in one period on `cpu`.
     pub fn sched_slice(&self, cpu: usize, task: TaskId, on_rq: bool) -> u64 {
         let rq = &self.rqs[cpu];
@@ -100,7 +77,7 @@ impl World {
     }
 
     /// `update_min_vruntime()`.
-    fn update_min_vruntime(&mut self, cpu: usize) {
+    pub(super) fn update_min_vruntime(&mut self, cpu: usize) {
         let rq = &self.rqs[cpu];
         let mut vruntime = rq.min_vruntime;
         let curr_v = rq.curr.map(|t| self.tasks[t].vruntime);
@@ -148,7 +125,8 @@ impl World {
     pub fn update_load_avg(&mut self, cpu: usize, task: Option<TaskId>) {
         let (now, scale) = self.pelt_clock(cpu);
         if let Some(t) = task {
-            let on_rq = self.tasks[t].state == TaskState::Runnable && self.tasks[t].cpu == cpu;
+            let on_rq = self.task_on_rq(t) && self.tasks[t].cpu == cpu;
+            let runnable = on_rq && self.se_runnable_delayed(t);
             let running = self.rqs[cpu].curr == Some(t);
             let w = self.tasks[t].weight;
             let path = self.config.pelt_update;
@@ -156,16 +134,17 @@ impl World {
                 now,
                 w,
                 u64::from(on_rq),
-                u64::from(on_rq),
+                u64::from(runnable),
                 running,
                 scale,
                 path,
             );
         }
         let path = self.config.pelt_update;
+        // v6.13+: the cfs_rq's runnable count leaves delayed tasks out (h_nr_delayed).
+        let runnable = (self.rqs[cpu].nr_running - self.cfs_delayed_not_runnable(cpu)) as u64;
         let rq = &mut self.rqs[cpu];
         let load = rq.load_weight;
-        let runnable = rq.nr_running as u64;
         let running = rq.curr.is_some();
         rq.avg.update(now, 1, load, runnable, running, scale, path);
     }
@@ -292,7 +271,7 @@ impl World {
     }
 
     /// `__enqueue_entity()`: into the tree (and its `avg_vruntime` sums).
-    fn queue_insert(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn queue_insert(&mut self, cpu: usize, t: TaskId) {
         self.avg_vruntime_add(cpu, t);
         let key = (self.tasks[t].vruntime, t);
         let q = &mut self.rqs[cpu].queue;
@@ -301,7 +280,7 @@ impl World {
     }
 
     /// `__dequeue_entity()`: out of the tree, if it is there (curr is not).
-    fn queue_remove(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn queue_remove(&mut self, cpu: usize, t: TaskId) {
         let key = (self.tasks[t].vruntime, t);
         let q = &self.rqs[cpu].queue;
         let pos = q
@@ -357,8 +336,12 @@ impl World {
 
     /// `enqueue_task_fair()`: `how` tells whether this is a wake-up, a new task or a migration.
     pub fn enqueue_task(&mut self, cpu: usize, t: TaskId, how: Enqueue) {
-        // core.c enqueue_task(): uclamp_rq_inc() before the class's enqueue (v5.3+).
-        if self.config.uclamp {
+        // core.c enqueue_task(): uclamp_rq_inc() before the class's enqueue (v5.3+). A delayed
+        // task moved by a balancer is not counted: its sleep released it, and nothing would
+        // release it again when its pick dequeues it. That is uclamp_rq_inc()'s "only inc the
+        // delayed task which being woken up" of v6.15+ (simplified: v6.12-v6.14 count it and
+        // leak the count until its next wake-up; not modelled).
+        if self.config.uclamp && !self.tasks[t].sched_delayed {
             self.uclamp_rq_inc(cpu, t);
         }
         self.update_curr(cpu);
@@ -411,9 +394,15 @@ impl World {
             }
         }
         let prev_nr = self.rqs[cpu].nr_running;
-        let est = self.task_util_est_only(t);
-        self.rqs[cpu].util_est_enqueued += est;
-        self.tasks[t].state = TaskState::Runnable;
+        if self.tasks[t].sched_delayed {
+            // A delayed task moved by a balancer (v6.12+): still asleep and delayed on its new
+            // queue; util_est_enqueue() skips it ("sched_delayed && task_on_rq_migrating").
+            self.rqs[cpu].h_nr_delayed += 1;
+        } else {
+            let est = self.task_util_est_only(t);
+            self.rqs[cpu].util_est_enqueued += est;
+            self.tasks[t].state = TaskState::Runnable;
+        }
         self.queue_insert(cpu, t);
         let rq = &mut self.rqs[cpu];
         rq.nr_running += 1;
@@ -433,19 +422,45 @@ impl World {
 
     /// `dequeue_task_fair()`. For a sleep, the task keeps its signals attached to this CPU (they
     /// decay as blocked load); for a migration they are detached.
+    ///
+    /// v6.12+ DELAY_DEQUEUE: a sleep of a task that is not eligible stops early and leaves it
+    /// queued (`delay_dequeue_entity()`, [`crate::sched::delayed`]); a delayed task's own
+    /// dequeue (picked, or moved by a balancer) skips `util_est_dequeue()`, which its sleep
+    /// already did.
     pub fn dequeue_task(&mut self, cpu: usize, t: TaskId, migrating: bool) {
-        // core.c dequeue_task(): uclamp_rq_dec() before the class's dequeue (v5.3+).
+        // core.c dequeue_task(): uclamp_rq_dec() before the class's dequeue (v5.3+), and so also
+        // at a sleep that DELAY_DEQUEUE then leaves queued ("must be before ->dequeue_task()
+        // because ->dequeue_task() can 'fail'", v6.12); a no-op for a task already released.
         if self.config.uclamp {
             self.uclamp_rq_dec(cpu, t);
         }
-        // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
-        let est = self.task_util_est_only(t);
-        self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
+        let delayed = self.tasks[t].sched_delayed;
+        if !delayed {
+            // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
+            let est = self.task_util_est_only(t);
+            self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
+        }
         self.update_curr(cpu);
+        if !migrating && !delayed && self.delay_dequeue_entity(cpu, t) {
+            return;
+        }
+        self.dequeue_entity(cpu, t, !migrating, migrating);
+    }
+
+    /// `dequeue_entity()` past the DELAY_DEQUEUE test, and the rest of `dequeue_task_fair()`:
+    /// `sleep` is DEQUEUE_SLEEP, `detach` a migration (DO_DETACH).
+    pub(super) fn dequeue_entity(&mut self, cpu: usize, t: TaskId, sleep: bool, detach: bool) {
+        let migrating = detach;
         self.update_load_avg(cpu, Some(t));
         // v6.6+ dequeue_entity(): the lag it leaves with, for its next place_entity().
         if self.config.fair_pick == FairPick::Eevdf {
             self.update_entity_lag(cpu, t);
+            // v6.12+ PLACE_REL_DEADLINE: a dequeue that is not a sleep keeps d - v.
+            if self.config.place_rel_deadline && !sleep {
+                let task = &mut self.tasks[t];
+                task.deadline = task.deadline.wrapping_sub(task.vruntime);
+                task.rel_deadline = true;
+            }
         }
         if self.rqs[cpu].curr == Some(t) {
             self.put_curr(cpu);
@@ -456,12 +471,15 @@ impl World {
         let rq = &mut self.rqs[cpu];
         rq.nr_running -= 1;
         rq.load_weight -= self.tasks[t].weight;
+        if self.tasks[t].sched_delayed {
+            rq.h_nr_delayed -= 1;
+        }
         if let Some(pos) = rq.cfs_tasks.iter().position(|&x| x == t) {
             rq.cfs_tasks.remove(pos);
         }
         if migrating {
             self.detach_entity_load_avg(cpu, t);
-        } else if self.config.util_est {
+        } else if self.config.util_est && !self.tasks[t].sched_delayed {
             self.util_est_update(cpu, t);
         }
         self.update_min_vruntime(cpu);
@@ -469,7 +487,7 @@ impl World {
     }
 
     /// `put_prev_entity()` for a curr that leaves the CPU (without dequeuing it).
-    fn put_curr(&mut self, cpu: usize) {
+    pub(super) fn put_curr(&mut self, cpu: usize) {
         if let Some(t) = self.rqs[cpu].curr.take() {
             self.tasks[t].last_ran = self.now;
             self.rqs[cpu].gen = self.rqs[cpu].gen.wrapping_add(1);
@@ -533,18 +551,24 @@ impl World {
     /// becomes curr (its buddy marks are cleared). Returns the new curr.
     ///
     /// EEVDF (v6.6+): [`World::pick_eevdf`] chooses with prev still curr (see
-    /// [`crate::sched::eevdf`]); the pick stashes the deadline in vlag. `__schedule()` clears the
+    /// [`crate::sched::eevdf`]); the pick of another task than prev stashes its deadline in
+    /// vlag (v6.17+: sets its vprot). `__schedule()` clears the
     /// need-resched flag after the pick, so a reschedule `update_deadline()` asks for during it
     /// is dropped.
     pub fn pick_next_task(&mut self, cpu: usize) -> Option<TaskId> {
         let eevdf = self.config.fair_pick == FairPick::Eevdf;
         let resched_before = self.need_resched.test(cpu);
         self.update_curr(cpu);
-        let chosen = if eevdf { self.pick_eevdf(cpu) } else { None };
+        let chosen = if eevdf {
+            self.pick_eevdf_undelayed(cpu)
+        } else {
+            None
+        };
         if eevdf && !resched_before {
             self.need_resched.clear(cpu);
         }
-        if let Some(prev) = self.rqs[cpu].curr {
+        let prev = self.rqs[cpu].curr;
+        if let Some(prev) = prev {
             self.update_load_avg(cpu, Some(prev));
             self.put_curr(cpu);
             self.queue_insert(cpu, prev);
@@ -561,8 +585,10 @@ impl World {
         self.update_load_avg(cpu, Some(next));
         self.rqs[cpu].queue.remove(idx);
         self.avg_vruntime_sub(cpu, next);
-        if eevdf {
-            self.set_next_entity_eevdf(next);
+        // pick_next_task_fair(): `if (prev != p)` guards put_prev_entity() / set_next_entity(),
+        // so prev picked again keeps the RUN_TO_PARITY stash (or vprot) of its earlier pick.
+        if eevdf && prev != Some(next) {
+            self.set_next_entity_eevdf(cpu, next);
         }
         let now = self.now;
         let task = &mut self.tasks[next];
@@ -630,7 +656,7 @@ impl World {
     /// EEVDF (v6.6+): [`World::check_preempt_wakeup_fair`].
     pub fn check_preempt_wakeup(&mut self, cpu: usize, woken: TaskId) {
         if self.config.fair_pick == FairPick::Eevdf {
-            self.check_preempt_wakeup_fair(cpu, woken);
+            self.check_preempt_wakeup_fair(cpu, woken, false);
             return;
         }
         let Some(curr) = self.rqs[cpu].curr else {
@@ -707,7 +733,7 @@ impl World {
     /// `util_est_update()` at a dequeue for sleep (v5.7 `util_est_dequeue()`): remember util_avg,
     /// and move the EWMA a quarter of the way to it (at once when it grew, UTIL_EST_FASTUP), unless
     /// within 1% or the task used more than the CPU could give.
-    fn util_est_update(&mut self, cpu: usize, t: TaskId) {
+    pub(super) fn util_est_update(&mut self, cpu: usize, t: TaskId) {
         let util = self.task_util(t);
         let cap = self.capacity_orig_of(cpu);
         let task = &mut self.tasks[t];

@@ -60,13 +60,18 @@
 //! for them; each thread passes a barrier of all threads, then:
 //! 1. `delay` (us): [`Op::Delay`]: rt-app sleeps until the absolute time `t_zero + delay` (no
 //!    sleep when it has passed) and the timers the thread is first to use count from there;
-//! 2. [`Op::SetNice`] with the task's `priority` (the nice value for SCHED_OTHER, default 0),
-//!    then [`Op::SetUclamp`] with its `util_min` / `util_max` if either is given (not -1:
-//!    `_set_thread_uclamp()`'s `sched_setattr()` with SCHED_FLAG_KEEP_ALL and
+//! 2. [`Op::SetNice`] with the task's `priority` (the nice value for SCHED_OTHER, default 0);
+//!    With it, [`Op::SetSlice`] with the task's `dl-runtime` (us; for a task with phases the
+//!    legacy task-level `runtime` when `dl-runtime` is absent): rt-app (c9d45bd) passes it to
+//!    `sched_setattr()` as `sched_runtime`, a custom slice on Linux 6.12+. `dl-period` and
+//!    `dl-deadline` are not passed for SCHED_OTHER. (Without phases, task-level `runtime` is the
+//!    runtime event, and rt-app takes it for the slice too; the model does not, so such files
+//!    keep the base slice.) Then [`Op::SetUclamp`] with its `util_min` / `util_max` if either is
+//!    given (not -1: `_set_thread_uclamp()`'s `sched_setattr()` with SCHED_FLAG_KEEP_ALL and
 //!    SCHED_FLAG_UTIL_CLAMP_MIN / _MAX for the given ones);
 //! 3. each phase in key order: [`Op::SetAffinity`] with the phase's `cpus`, else the task's, else
 //!    all CPUs (only when some `cpus` is given), [`Op::SetNice`] when the phase sets `priority`
-//!    or `policy`, [`Op::SetUclamp`] when it sets `util_min` / `util_max`, then its events in key order and [`Op::Count`]`(1)`, repeated `loop` times
+//!    or `policy` (and then [`Op::SetSlice`] with its `dl-runtime`, if any), [`Op::SetUclamp`] when it sets `util_min` / `util_max`, then its events in key order and [`Op::Count`]`(1)`, repeated `loop` times
 //!    (default 1; 0 or less is forever, as rt-app's `phase_loop == loop` test never holds); the
 //!    count is one per phase-loop iteration, the unit rt-app logs (`thread_body()` writes one
 //!    `log_timing()` row and one `rtapp_loop` ftrace mark per `run()` of a phase);
@@ -100,10 +105,7 @@
 //!
 //! # Rejected, with an error naming the key
 //! What rt-app does and the model cannot: SCHED_FIFO, SCHED_RR, SCHED_DEADLINE, SCHED_BATCH and
-//! SCHED_IDLE (`policy`, `default_policy`), their parameters (`dl-runtime`, `dl-period`,
-//! `dl-deadline`, and the legacy task-level `period`, `deadline`, and `runtime` when the task has
-//! phases; they also request a custom slice on Linux 6.12+, which the modelled CFS kernels do not
-//! have), `pi_enabled: true` (priority-inheritance mutexes),
+//! SCHED_IDLE (`policy`, `default_policy`), `pi_enabled: true` (priority-inheritance mutexes),
 //! `taskgroup` (cgroups), a `nodes_membind` that leaves out some of the machine's NUMA nodes (one
 //! that binds every node is an unbound thread and is accepted), and the memory and I/O events `mem`,
 //! `memrun`, `iorun`. A task's (and a phase's) events are read before its scheduling keys are
@@ -232,6 +234,8 @@ struct Phase {
     cpus: Option<CpuMask>,
     nice: Option<i32>,
     uclamp: Uclamp,
+    /// `sched_runtime` (ns) of the phase's `sched_setattr()`, 0 for none (SCHED_FLAG_KEEP_PARAMS).
+    slice: u64,
     events: Vec<Event>,
 }
 
@@ -246,6 +250,8 @@ struct Task {
     loops: i32,
     nice: i32,
     uclamp: Uclamp,
+    /// `sched_runtime` (ns) of the thread's `sched_setattr()`, 0 for none.
+    slice: u64,
     cpus: Option<CpuMask>,
     phases: Vec<Phase>,
 }
@@ -584,43 +590,39 @@ fn read_cpus(o: Obj<'_>, topo: &Topology) -> Result<Option<CpuMask>> {
 }
 
 /// The scheduling keys of a task (`task_level`) or phase (`parse_sched_data()`); returns the nice
-/// value they set, if any, and the uclamp values.
-fn read_sched(
-    o: Obj<'_>,
-    task_level: bool,
-    has_phases: bool,
-    topo: &Topology,
-) -> Result<(Option<i32>, Uclamp)> {
+/// value they set, if any, the uclamp values, and the `sched_attr.sched_runtime` (ns, 0 for none)
+/// rt-app passes with the nice value.
+type Sched = (Option<i32>, Uclamp, u64);
+
+fn read_sched(o: Obj<'_>, task_level: bool, has_phases: bool, topo: &Topology) -> Result<Sched> {
     let policy = o.str("policy")?;
     if let Some(p) = policy {
         check_policy(p, &format!("{}: \"policy\"", o.at))?;
     }
+    // parse_sched_data(): "dl-runtime" (us). For SCHED_OTHER rt-app passes it as
+    // sched_attr.sched_runtime (c9d45bd "Add sched_runtime support for SCHED_OTHER",
+    // __set_thread_sched_other_attrs()): a custom slice on Linux 6.12+; "dl-period" and
+    // "dl-deadline" are not passed for SCHED_OTHER.
+    let mut runtime_us = 0;
     for key in ["dl-runtime", "dl-period", "dl-deadline"] {
-        if o.int(key)?.is_some_and(|v| v != 0) {
-            return Err(err(format!(
-                "{}: \"{key}\" is a SCHED_DEADLINE parameter (or a custom slice request on Linux \
-                 6.12+), which the model does not have",
-                o.at
-            )));
+        let v = o.int(key)?.unwrap_or(0);
+        if v < 0 {
+            return Err(err(format!("{}: \"{key}\" {v} is negative", o.at)));
+        }
+        if key == "dl-runtime" {
+            runtime_us = v as u64;
         }
     }
-    if task_level {
-        // The legacy grammar reads "runtime", "period", "deadline" at task level as dl-*. Without
-        // phases, "runtime" is also the task's runtime event, and that is what it does here.
-        let legacy: &[&str] = if has_phases {
-            &["runtime", "period", "deadline"]
-        } else {
-            &["period", "deadline"]
-        };
-        for &key in legacy {
-            if o.int(key)?.is_some_and(|v| v != 0) {
-                return Err(err(format!(
-                    "{}: task-level \"{key}\" is a legacy SCHED_DEADLINE parameter, which the \
-                     model does not have",
-                    o.at
-                )));
-            }
+    if task_level && has_phases && runtime_us == 0 {
+        // The legacy grammar reads task-level "runtime" as dl-runtime (and "period",
+        // "deadline" as dl-*, not passed for SCHED_OTHER). Without phases "runtime" is also the
+        // task's runtime event; there rt-app sets the slice from it too, which the model does not
+        // (such a file keeps the base slice).
+        let v = o.int("runtime")?.unwrap_or(0);
+        if v < 0 {
+            return Err(err(format!("{}: \"runtime\" {v} is negative", o.at)));
         }
+        runtime_us = v as u64;
     }
     let uclamp = read_uclamp(o)?;
     if o.str("taskgroup")?.is_some_and(|t| !t.is_empty()) {
@@ -645,7 +647,14 @@ fn read_sched(
             )));
         }
     }
-    Ok((nice, uclamp))
+    // _set_thread_cfs(): a phase that sets no priority (or policy) calls no sched_setattr(), so
+    // its "dl-runtime" does nothing; the task level always has one (SCHED_OTHER, nice 0).
+    let slice = if nice.is_some() || task_level {
+        runtime_us * NSEC_PER_USEC
+    } else {
+        0
+    };
+    Ok((nice, uclamp, slice))
 }
 
 /// `util_min` / `util_max` (`parse_sched_data()`: default -1, "no changes"; more than 1024 is
@@ -722,7 +731,7 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
                 };
                 let sched = read_sched(po, false, false, topo);
                 let mut phase = read_phase(po, None, topo)?;
-                (phase.nice, phase.uclamp) = sched?;
+                (phase.nice, phase.uclamp, phase.slice) = sched?;
                 phases.push(phase);
             }
             (phases, o.int("loop")?.unwrap_or(-1))
@@ -735,7 +744,7 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
             (vec![phase], loops)
         }
     };
-    let (nice, uclamp) = sched?;
+    let (nice, uclamp, slice) = sched?;
     Ok(Task {
         name: name.to_string(),
         instances: instances as u32,
@@ -743,6 +752,7 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
         loops,
         nice: nice.unwrap_or(0),
         uclamp,
+        slice,
         cpus,
         phases,
     })
@@ -769,6 +779,7 @@ fn read_phase(o: Obj<'_>, nice: Option<i32>, topo: &Topology) -> Result<Phase> {
         cpus,
         nice,
         uclamp: (None, None),
+        slice: 0,
         events,
     })
 }
@@ -1143,6 +1154,9 @@ impl<'a> Build<'a> {
             ops.push(Op::Delay(delay));
         }
         ops.push(Op::SetNice(t.nice));
+        if t.slice > 0 {
+            ops.push(Op::SetSlice(t.slice));
+        }
         if t.uclamp != (None, None) {
             ops.push(Op::SetUclamp {
                 min: t.uclamp.0,
@@ -1161,6 +1175,9 @@ impl<'a> Build<'a> {
                 }
                 if let Some(n) = p.nice {
                     ops.push(Op::SetNice(n));
+                }
+                if p.slice > 0 {
+                    ops.push(Op::SetSlice(p.slice));
                 }
                 if p.uclamp != (None, None) {
                     ops.push(Op::SetUclamp {

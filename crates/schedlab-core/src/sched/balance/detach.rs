@@ -35,6 +35,10 @@ impl World {
     /// outside newly-idle and active balancing, remembers the first CPU of the local group it may
     /// run on (LBF_DST_PINNED), for `load_balance()` to retry with it.
     pub(in crate::sched) fn can_migrate_task(&self, env: &mut LbEnv, p: TaskId) -> bool {
+        // v6.14+: a delayed task moves only for migrate_load (sched::delayed).
+        if self.delayed_pinned(p, env.migration_type == MigrationType::Load) {
+            return false;
+        }
         let allowed = self.tasks[p].allowed;
         if !allowed.test(env.dst_cpu) {
             env.some_pinned = true;

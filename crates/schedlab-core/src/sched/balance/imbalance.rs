@@ -195,7 +195,8 @@ impl World {
         let (mut busiest_load, mut busiest_capacity, mut busiest_util, mut busiest_nr) =
             (0u64, 1u64, 0u64, 0usize);
         for i in dom.groups[group].span.and(&env.cpus).iter() {
-            let nr = self.rqs[i].nr_running;
+            // v6.14+: rq->cfs.h_nr_runnable (sched::delayed).
+            let nr = self.cfs_h_nr_runnable(i);
             if nr == 0 {
                 continue;
             }

@@ -96,7 +96,8 @@ impl World {
             sgs.group_util += self.cpu_util(i);
             sgs.group_runnable += self.cpu_runnable(i);
             let nr = self.rqs[i].nr_running;
-            sgs.sum_h_nr_running += nr;
+            // v6.14+: rq->cfs.h_nr_runnable, without delayed tasks (sched::delayed).
+            sgs.sum_h_nr_running += self.cfs_h_nr_runnable(i);
             sgs.sum_nr_running += nr;
             if nr > 1 {
                 overload = true;
