@@ -123,7 +123,8 @@ enum Command {
         #[arg(long)]
         kind: Option<ExplainKind>,
     },
-    /// Print a built-in scenario as a JSON file to edit and `run`.
+    /// Print a built-in scenario as a JSON file to edit and `run`, or a machine preset as the
+    /// machine JSON a scenario can carry.
     Show { scenario: String },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
     Bench {
@@ -288,7 +289,14 @@ fn run(cmd: Command) -> Result<String, Error> {
                 t.explain(all, cpu, kind.map(ExplainKind::kind))
             ))
         }
-        Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
+        Command::Show { scenario } => match scenarios::builtin(&scenario) {
+            Ok(s) => Ok(format!("{}\n", s.to_json())),
+            // A machine preset prints as the MachineSpec a scenario's "machine" can hold.
+            Err(e) => match topology::presets::preset(&scenario) {
+                Ok(m) => Ok(format!("{}\n", serde_json::to_string_pretty(&m).unwrap())),
+                Err(_) => Err(e),
+            },
+        },
         Command::Bench {
             scenario,
             runs,

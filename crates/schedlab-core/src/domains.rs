@@ -48,6 +48,31 @@ pub fn capacity_orig(topo: &Topology, config: &KernelConfig, cpu: usize) -> u64 
     arch_scale_cpu_capacity(topo, config, cpu)
 }
 
+/// `per_cpu(sched_core_priority, cpu)` as v6.5+ `sched_set_itmt_core_prio(prio, cpu)` sets it:
+/// the CPPC `highest_perf` of the CPU's core (0 where the machine gives none).
+pub fn itmt_core_prio(topo: &Topology, cpu: usize) -> i64 {
+    topo.spec.clusters[topo.cpus[cpu].cluster]
+        .itmt_prio
+        .unwrap_or(0) as i64
+}
+
+/// `per_cpu(sched_core_priority, cpu)` as v4.10-v6.4 `sched_set_itmt_core_prio(prio, core_cpu)`
+/// sets it: walking the core's `topology_sibling_cpumask` in CPU order, the i-th sibling
+/// (1-based) gets `prio * smp_num_siblings / (i * i)`. `smp_num_siblings` is the machine's most
+/// threads per core (x86 reads it from CPUID once, for all cores).
+pub fn itmt_smt_scaled_prio(topo: &Topology, cpu: usize) -> i64 {
+    let smp_num_siblings = topo
+        .spec
+        .clusters
+        .iter()
+        .map(|c| c.threads_per_core)
+        .max()
+        .unwrap_or(1) as i64;
+    let core = topo.cores[topo.cpus[cpu].core];
+    let i = core.iter().take_while(|&c| c < cpu).count() as i64 + 1;
+    itmt_core_prio(topo, cpu) * smp_num_siblings / (i * i)
+}
+
 /// A topology level (`struct sched_domain_topology_level`).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SdLevel {
@@ -222,6 +247,8 @@ impl SchedDomains {
                     Some(AsymPriority::CpuCapacity) => {
                         arch_scale_cpu_capacity(topo, config, cpu) as i64
                     }
+                    Some(AsymPriority::Itmt) => itmt_core_prio(topo, cpu),
+                    Some(AsymPriority::ItmtSmtScaled) => itmt_smt_scaled_prio(topo, cpu),
                     Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
                 },
             )

@@ -109,6 +109,13 @@ pub struct ClusterSpec {
     /// the `hwp` governor.
     #[serde(default, skip_serializing_if = "HwpSpec::is_default")]
     pub hwp: HwpSpec,
+    /// The cores' CPPC `highest_perf` (ACPI `_CPC`, or `HWP_CAPABILITIES` bits 7:0 where the
+    /// firmware reports 255), which intel_pstate hands to `sched_set_itmt_core_prio()`
+    /// (`intel_pstate_set_itmt_prio()`, v4.10+; arch/x86/kernel/itmt.c) and the scheduler reads
+    /// back as `arch_asym_cpu_priority()` when asym packing uses the ITMT priority
+    /// ([`crate::kernel::AsymPriority::Itmt`]). `None`: the platform gives no priority (0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub itmt_prio: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -306,6 +313,7 @@ impl Topology {
         let mut clusters = Vec::new();
         let mut freq_domains: Vec<FreqDomain> = Vec::new();
         let mut next_id = 0usize;
+        let mut total_threads = 0usize;
         let nr_packages = spec
             .clusters
             .iter()
@@ -329,7 +337,10 @@ impl Topology {
                 )));
             }
             let nthreads = cl.cores as usize * cl.threads_per_core as usize;
-            if next_id + nthreads > MAX_CPUS || cpus.len() + nthreads > MAX_CPUS {
+            // Explicit `cpu_ids` are range-checked below; counting from `next_id` (one past the
+            // highest id so far) would refuse x86 numberings whose siblings sit far apart.
+            total_threads += nthreads;
+            if total_threads > MAX_CPUS || (cl.cpu_ids.is_none() && next_id + nthreads > MAX_CPUS) {
                 return Err(Error::Topology(format!(
                     "the machine has more than {MAX_CPUS} CPUs"
                 )));
@@ -422,6 +433,11 @@ impl Topology {
             if pw.static_uw > 1_000_000_000 || pw.idle_uw > 1_000_000_000 {
                 return Err(Error::Topology(format!(
                     "{who}: static_uw and idle_uw must be at most 1 kW"
+                )));
+            }
+            if cl.itmt_prio.is_some_and(|p| p > 1_000_000) {
+                return Err(Error::Topology(format!(
+                    "{who}: itmt_prio must be at most 1000000"
                 )));
             }
             cl.hwp

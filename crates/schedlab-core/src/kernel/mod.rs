@@ -84,6 +84,16 @@ pub enum AsymPriority {
     LowerCpuNumber,
     /// The DynamIQ RFC (March 2018): priority = `capacity_orig`, bigger CPUs preferred.
     CpuCapacity,
+    /// x86 ITMT, v6.5+ (arch/x86/kernel/itmt.c `sched_set_itmt_core_prio(prio, cpu)`, Ricardo
+    /// Neri's SMT series): each CPU's priority is its core's CPPC `highest_perf`
+    /// ([`crate::topology::ClusterSpec::itmt_prio`]), the same for both SMT siblings; from
+    /// v6.5 `sched_use_asym_prio()` keeps a busy core's sibling from counting as idle instead.
+    Itmt,
+    /// x86 ITMT, v4.10-v6.4 (`sched_set_itmt_core_prio(prio, core_cpu)`): the i-th SMT sibling
+    /// of a core (1-based, in CPU order) gets `prio * smp_num_siblings / (i * i)`, so every
+    /// core's first thread ranks above any core's second thread. `smp_num_siblings` is the
+    /// machine's most threads per core (2 on Alder Lake, for its E-cores too).
+    ItmtSmtScaled,
 }
 
 /// `SD_ASYM_PACKING` on the listed levels, with the priority hook.

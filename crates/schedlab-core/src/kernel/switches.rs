@@ -208,7 +208,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
         key: "asym_packing",
         function: "SD_ASYM_PACKING, arch_asym_cpu_priority(), sched_asym()",
         versions: "arch-set (POWER7 CPU_FTR_ASYM_SMT, x86 ITMT); none on arm64 mainline",
-        meaning: "levels where an idle preferred CPU pulls work, and whose priority decides",
+        meaning: "levels where an idle preferred CPU pulls work, and whose priority decides (lower_cpu_number; cpu_capacity; itmt: the core's CPPC highest_perf, v6.5+; itmt_smt_scaled: prio * siblings / i^2 per sibling, v4.10-v6.4)",
         eras: &[("v4.7", "null")],
     },
     SwitchDoc {

@@ -19,6 +19,10 @@ pub const NAMES: &[&str] = &[
     "power9-smt8",
     "cascadelake-8260l",
     "ivb-ep",
+    "alderlake-12900k",
+    "epyc-9654-1s",
+    "epyc-9554-2s",
+    "tensor-g1",
 ];
 
 /// One-line descriptions, in the order of [`NAMES`].
@@ -30,7 +34,60 @@ pub const SUMMARIES: &[&str] = &[
     "IBM POWER9 SMT8 big cores: each is two SMT4 small cores, threads {0,2,4,6} and {1,3,5,7}",
     "Intel Xeon Platinum 8260L (Cascade Lake): 2 sockets x 24 cores x 2 threads, turbo by active cores",
     "Intel Ivy Bridge-EP: 2 sockets x 10 cores x 2 threads",
+    "Intel Core i9-12900K (Alder Lake-S): 8 Golden Cove P-cores with HT (CPUs 0-15; 2 favoured cores at 5.2 GHz) + 8 Gracemont E-cores (16-23, 2 modules of 4 sharing L2 and a clock), one LLC; capacities 1024 (the ITMT-only view of v6.5-v6.8), ITMT priorities from CPPC highest_perf",
+    "AMD EPYC 9654 (Genoa), one socket: 96 Zen 4 cores x 2 threads in 12 CCDs, an L3 (LLC, MC domain) per 8-core CCX; 2 sockets (384 CPUs) exceed the model's 256-CPU CpuMask",
+    "AMD EPYC 9554 (Genoa) x 2 sockets: 2 x 64 Zen 4 cores x 2 threads (256 CPUs), an L3 (LLC, MC domain) per 8-core CCX, a NUMA node per socket (NPS1)",
+    "Google Tensor G1 (gs101, Pixel 6): 4x Cortex-A55 (cap 160) + 2x Cortex-A76 (498) + 2x Cortex-X1 (1024), one DSU L3 (one MC domain, SD_ASYM_CPUCAPACITY), a cpufreq policy and energy model per cluster (gs101.dtsi)",
 ];
+
+/// The presets kept as [`MachineSpec`] JSON files (crates/schedlab-core/presets/), compiled in: a
+/// user can copy one and edit it. Their sources and what is **[assumed]** are in
+/// crates/schedlab-core/presets/README.md.
+///
+/// - `alderlake-12900k`: Intel ARK (i9-12900K: P-core base 3.2 GHz, Turbo Boost Max 3.0 5.2 GHz,
+///   P-core max turbo 5.1 GHz, E-core base 2.4 / max turbo 3.9 GHz, PL1 125 W, PL2 241 W);
+///   `adl_cstates` (drivers/idle/intel_idle.c, v5.18+: C1E 2/4, C6 220/600, C8 280/800,
+///   C10 680/2000 us exit latency / target residency; C1 is `CPUIDLE_FLAG_UNUSABLE` by default
+///   and left out); intel_cpufreq per CPU as on the Xeon presets. Capacities are all 1024: x86
+///   before v6.12 has no `arch_scale_cpu_capacity()` of its own (the baselines end at v6.8), so the
+///   E-cores' lower speed per clock is the workload's (`speed` per core type "Gracemont").
+///   `itmt_prio` **[assumed]**: HWP highest_perf in intel_pstate's own units, frequency /
+///   scaling factor (`HYBRID_SCALING_FACTOR` 78741 kHz per unit on P-cores, 100000 on E-cores):
+///   the favoured pair's 5.2 GHz -> 66, the other P-cores' 5.1 GHz -> 64, the E-cores' 3.9 GHz
+///   -> 39 (rounded down).
+/// - `epyc-9654-1s`, `epyc-9554-2s`: AMD product pages (9654: base 2.4, max boost 3.7, all-core
+///   boost 3.55 GHz, 360 W; 9554: base 3.1, max and all-core boost 3.75 GHz, 360 W); Linux CPU
+///   numbering of x86 (thread t of core c of socket p is `t * cores_total + p * cores + c`);
+///   one LLC per CCX (`cpu_coregroup_mask()` = `cpu_llc_shared_mask()`), a NUMA node per socket.
+/// - `tensor-g1`: arch/arm64/boot/dts/exynos/google/gs101.dtsi (today's mainline; the OPP
+///   tables came after the initial gs101 support): capacity-dmips-mhz 250/620/1024, dynamic-power-coefficient 70/284/650, the
+///   three `opp-shared` OPP tables with their `opp-microvolt`, `clock-latency-ns` 500000, and
+///   the `c2` idle state of each core type; capacities by `topology_normalize_cpu_scale()`
+///   (250 x 1803 and 620 x 2253 against 1024 x 2802 MHz: 160 and 498).
+const JSON_PRESETS: &[(&str, &str)] = &[
+    (
+        "alderlake-12900k",
+        include_str!("../../presets/alderlake-12900k.json"),
+    ),
+    (
+        "epyc-9654-1s",
+        include_str!("../../presets/epyc-9654-1s.json"),
+    ),
+    (
+        "epyc-9554-2s",
+        include_str!("../../presets/epyc-9554-2s.json"),
+    ),
+    ("tensor-g1", include_str!("../../presets/tensor-g1.json")),
+];
+
+/// The JSON text of a preset kept as a file (see [`JSON_PRESETS`]), for `schedlab` to print
+/// so a user can copy it.
+pub fn preset_json(name: &str) -> Option<&'static str> {
+    JSON_PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, json)| *json)
+}
 
 pub fn preset(name: &str) -> Result<MachineSpec> {
     Ok(match name {
@@ -46,6 +103,14 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
         "power9-smt8" => power9_smt8(2),
         "cascadelake-8260l" => cascadelake_8260l(),
         "ivb-ep" => ivb_ep(),
+        _ if preset_json(name).is_some() => {
+            let json = preset_json(name).unwrap_or_default();
+            serde_json::from_str(json).map_err(|e| {
+                Error::Topology(format!(
+                    "built-in machine preset '{name}' does not parse: {e}"
+                ))
+            })?
+        }
         _ => {
             return Err(Error::Unknown {
                 kind: "machine preset",
@@ -82,6 +147,7 @@ fn cluster(
         power,
         cpufreq_driver: CpufreqDriverSpec::default(),
         hwp: HwpSpec::default(),
+        itmt_prio: None,
     }
 }
 
@@ -265,6 +331,7 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
                 ..CpufreqDriverSpec::default()
             },
             hwp: HwpSpec::default(),
+            itmt_prio: None,
         }],
     }
 }
@@ -315,6 +382,7 @@ fn x86_package(
         // Skylake and later have HWP; ivb_ep() replaces it.
         cpufreq_driver: intel_cpufreq(true),
         hwp: XEON_HWP,
+        itmt_prio: None,
     }
 }
 
@@ -425,3 +493,6 @@ fn ivb_ep() -> MachineSpec {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests;

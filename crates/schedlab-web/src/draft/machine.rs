@@ -69,6 +69,9 @@ pub struct ClusterForm {
     /// The cpufreq driver's figures, carried through as loaded (not a form field).
     #[serde(default)]
     pub cpufreq_driver: CpufreqDriverSpec,
+    /// The ITMT priority, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub itmt_prio: Option<u32>,
 }
 
 /// The machine as typed.
@@ -131,6 +134,7 @@ impl ClusterForm {
             hwp: c.hwp,
             power_rest: p.clone(),
             cpufreq_driver: c.cpufreq_driver.clone(),
+            itmt_prio: c.itmt_prio,
         }
     }
 
@@ -209,6 +213,7 @@ impl ClusterForm {
             },
             hwp: self.hwp,
             cpufreq_driver: self.cpufreq_driver.clone(),
+            itmt_prio: self.itmt_prio,
         })
     }
 }
