@@ -89,6 +89,24 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
         .map(|(_, json)| *json)
 }
 
+/// Whether `name` is a preset, without building it (the page checks a link's machine with this:
+/// it carries no preset, see crates/schedlab-web/src/draft/machine.rs).
+pub fn known(name: &str) -> Result<()> {
+    if NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(unknown(name))
+    }
+}
+
+fn unknown(name: &str) -> Error {
+    Error::Unknown {
+        kind: "machine preset",
+        name: name.into(),
+        known: NAMES.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 pub fn preset(name: &str) -> Result<MachineSpec> {
     Ok(match name {
         "hikey960" => hikey960(LlcSpan::Cluster),
@@ -111,13 +129,7 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
                 ))
             })?
         }
-        _ => {
-            return Err(Error::Unknown {
-                kind: "machine preset",
-                name: name.into(),
-                known: NAMES.iter().map(|s| s.to_string()).collect(),
-            })
-        }
+        _ => return Err(unknown(name)),
     })
 }
 

@@ -43,6 +43,10 @@ pub struct Checked {
     pub domains: Vec<(String, DomainsVm)>,
     /// The preset the machine form equals, if any.
     pub machine_preset: Option<String>,
+    /// The machine form filled in from the preset it named, when the page sent one not loaded yet
+    /// (`MachineForm::preset`): the page takes it in place of its own.
+    #[serde(default)]
+    pub machine_form: Option<MachineForm>,
     /// Said when the scenario asks for limits above the page's: which were lowered, and where to
     /// run it as it is.
     pub limits_lowered: Option<String>,
@@ -136,7 +140,18 @@ fn rows(t: &mut String, rows: &[SwitchDiff]) {
 /// Builds the forms into a scenario, with the problems found and the domain views.
 pub fn check(forms: &Forms) -> Checked {
     let mut p = Problems::default();
-    let machine = forms.machine.build(&mut p);
+    let machine_form = match forms.machine.resolve() {
+        Ok(form) => form,
+        Err(e) => {
+            p.add(machine::MACHINE_ID, e);
+            None
+        }
+    };
+    let machine = match (&machine_form, forms.machine.unloaded_preset()) {
+        (Some(form), _) => form.build(&mut p),
+        (None, Some(_)) => None,
+        (None, None) => forms.machine.build(&mut p),
+    };
     let machine_preset = match &machine {
         Some((MachineRef::Preset(name), _)) => Some(name.clone()),
         _ => None,
@@ -162,6 +177,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
+        machine_form: machine_form.clone(),
         limits_lowered: None,
         kernel_notes: kernel_notes.clone(),
     };
@@ -204,6 +220,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems: p,
         domains,
         machine_preset,
+        machine_form,
         limits_lowered,
         kernel_notes,
     }

@@ -291,14 +291,48 @@ impl MachineForm {
         }
     }
 
-    /// The form of a scenario's machine; an unknown preset gives `None` (the caller reports it).
-    pub fn from_ref(machine: &MachineRef) -> Option<MachineForm> {
-        match machine {
-            MachineRef::Preset(name) => presets::preset(name)
-                .ok()
-                .map(|s| MachineForm::from_spec(&s, Some(name))),
-            MachineRef::Custom(spec) => Some(MachineForm::from_spec(spec, None)),
+    /// A preset's form before its spec is known: its name, and no clusters yet. The page never
+    /// looks a preset up (the JSON presets alone would burst its wasm budget): the check worker
+    /// fills the form in ([`MachineForm::resolve`]) and the draft takes the filled form with the
+    /// check's answer. A loaded form always has a cluster (the last one cannot be removed).
+    pub fn preset(name: &str) -> MachineForm {
+        let summary = presets::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|i| presets::SUMMARIES.get(i));
+        MachineForm {
+            origin_preset: Some(name.to_string()),
+            name: name.to_string(),
+            description: summary.map(|s| s.to_string()).unwrap_or_default(),
+            llc: LlcSpan::Cluster,
+            clusters: Vec::new(),
         }
+    }
+
+    /// The preset this form still has to be filled in from, if it is one not yet loaded.
+    pub fn unloaded_preset(&self) -> Option<&str> {
+        self.origin_preset
+            .as_deref()
+            .filter(|_| self.clusters.is_empty())
+    }
+
+    /// The form of a scenario's machine: a preset's is filled in by the check worker.
+    pub fn from_ref(machine: &MachineRef) -> MachineForm {
+        match machine {
+            MachineRef::Preset(name) => MachineForm::preset(name),
+            MachineRef::Custom(spec) => MachineForm::from_spec(spec, None),
+        }
+    }
+
+    /// In the check worker: the filled-in form of a preset not loaded yet (`Ok(None)` when the
+    /// form is loaded already), or the message for an unknown preset.
+    pub fn resolve(&self) -> Result<Option<MachineForm>, String> {
+        let Some(name) = self.unloaded_preset() else {
+            return Ok(None);
+        };
+        presets::preset(name)
+            .map(|spec| Some(MachineForm::from_spec(&spec, Some(name))))
+            .map_err(|e| e.to_string())
     }
 
     /// The preset whose spec the form holds, if it still holds one unchanged.
@@ -307,11 +341,12 @@ impl MachineForm {
         (presets::preset(name).ok().as_ref() == Some(spec)).then_some(name)
     }
 
-    /// Adds a cluster like the last one (one core, consecutive CPU numbers, its own name).
+    /// Adds a cluster like the last one (one core, consecutive CPU numbers, its own name); a
+    /// preset not loaded yet has none to copy, and waits for its load.
     pub fn add_cluster(&mut self) {
-        let mut c = self.clusters.last().cloned().unwrap_or_else(|| {
-            ClusterForm::from_spec(&presets::preset("hikey960").expect("a preset").clusters[0])
-        });
+        let Some(mut c) = self.clusters.last().cloned() else {
+            return;
+        };
         c.set("name", format!("C{}", self.clusters.len()));
         c.set("cpu_ids", String::new());
         self.clusters.push(c);
@@ -390,7 +425,28 @@ mod tests {
     use super::*;
 
     fn form(preset: &str) -> MachineForm {
-        MachineForm::from_ref(&MachineRef::Preset(preset.into())).unwrap()
+        let unloaded = MachineForm::from_ref(&MachineRef::Preset(preset.into()));
+        assert_eq!(unloaded.unloaded_preset(), Some(preset));
+        unloaded
+            .resolve()
+            .unwrap()
+            .expect("a preset not loaded yet")
+    }
+
+    #[test]
+    fn a_preset_is_filled_in_by_the_worker_and_an_unknown_one_says_so() {
+        let f = form("alderlake-12900k");
+        assert_eq!(f.unloaded_preset(), None);
+        assert_eq!(f.resolve(), Ok(None), "a loaded form stays as it is");
+        assert_eq!(
+            f.clusters.len(),
+            presets::preset("alderlake-12900k").unwrap().clusters.len()
+        );
+        let mut empty = MachineForm::preset("alderlake-12900k");
+        empty.add_cluster();
+        assert!(empty.clusters.is_empty(), "nothing to copy before the load");
+        let e = MachineForm::preset("pdp-11").resolve().unwrap_err();
+        assert!(e.contains("pdp-11"), "{e}");
     }
 
     #[test]
@@ -403,7 +459,7 @@ mod tests {
             assert_eq!(topo.spec, presets::preset(name).unwrap());
             // As a custom machine, the spec comes back equal field for field.
             let spec = presets::preset(name).unwrap();
-            let custom = MachineForm::from_ref(&MachineRef::Custom(spec.clone())).unwrap();
+            let custom = MachineForm::from_ref(&MachineRef::Custom(spec.clone()));
             let (r, _) = custom.build(&mut Problems::default()).unwrap();
             assert_eq!(r, MachineRef::Custom(spec), "{name}");
         }
