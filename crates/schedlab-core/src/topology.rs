@@ -116,6 +116,13 @@ pub struct ClusterSpec {
     /// ([`crate::kernel::AsymPriority::Itmt`]). `None`: the platform gives no priority (0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub itmt_prio: Option<u32>,
+    /// The cores' HWP highest performance (`MSR_HWP_CAPABILITIES` bits 7:0, 1 to 255), which
+    /// v6.12+ intel_pstate takes as `capacity_perf` (`hybrid_get_capacity_perf()`) for the hybrid
+    /// capacities (`KernelConfig::x86_hybrid_capacity`, `domains::hybrid`). `None`: not an HWP
+    /// machine, or not given; a machine whose every cluster gives one, with more than one
+    /// `core_type`, is what the model takes as `hwp_is_hybrid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hwp_highest_perf: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -433,6 +440,11 @@ impl Topology {
             if pw.static_uw > 1_000_000_000 || pw.idle_uw > 1_000_000_000 {
                 return Err(Error::Topology(format!(
                     "{who}: static_uw and idle_uw must be at most 1 kW"
+                )));
+            }
+            if cl.hwp_highest_perf.is_some_and(|p| p == 0 || p > 255) {
+                return Err(Error::Topology(format!(
+                    "{who}: hwp_highest_perf must be 1 to 255 (an 8-bit HWP_CAPABILITIES field)"
                 )));
             }
             if cl.itmt_prio.is_some_and(|p| p > 1_000_000) {

@@ -92,6 +92,7 @@ impl KernelConfig {
             place_deadline_initial: false,
             custom_slice: false,
             preempt_short: false,
+            x86_hybrid_capacity: false,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: None,
@@ -367,6 +368,9 @@ impl KernelConfig {
             label: "v6.12 (without DELAY_DEQUEUE)".into(),
             custom_slice: true,
             preempt_short: true,
+            // intel_pstate sets the hybrid CPUs' capacities and clears ITMT where SMT is off
+            // (929ebc93ccaa, v6.12-rc1).
+            x86_hybrid_capacity: true,
             ..KernelConfig::v6_8()
         }
     }

@@ -565,3 +565,23 @@ fn itmt_makes_an_idle_favoured_p_core_pull_an_e_cores_lone_task() {
     assert_eq!((out.moved, out.active), (0, false));
     assert!(w.pending_active.is_empty());
 }
+
+/// The same pull on Alder Lake booted without SMT: v6.8 with ITMT, the idle favoured P-core
+/// (CPU 0) pulls the E-core's (CPU 8) lone task. v6.12 (`x86_hybrid_capacity`): intel_pstate
+/// cleared ITMT and the E-core's capacity is 605; a 300-utilization task fits it (not misfit), so
+/// a lone task is no imbalance and stays, `x86-itmt` patch or not.
+#[test]
+fn hybrid_capacity_scaling_ends_itmts_pull_of_an_e_cores_lone_task() {
+    let mut w = world("alderlake-12900k-nosmt", "v6.8", &["x86-itmt"]);
+    add_task(&mut w, 8, 300);
+    let out = w.load_balance(0, 0, CpuIdleType::NewlyIdle);
+    assert_eq!((out.moved, out.active), (0, true));
+    assert_eq!(w.pending_active, vec![(8, 0)]);
+
+    let mut w = world("alderlake-12900k-nosmt", "v6.12", &["x86-itmt"]);
+    assert_eq!(w.sd.asym_prio.len(), 16);
+    add_task(&mut w, 8, 300);
+    let out = w.load_balance(0, 0, CpuIdleType::NewlyIdle);
+    assert_eq!((out.moved, out.active), (0, false));
+    assert!(w.pending_active.is_empty());
+}

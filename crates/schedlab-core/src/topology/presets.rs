@@ -20,7 +20,9 @@ pub const NAMES: &[&str] = &[
     "cascadelake-8260l",
     "ivb-ep",
     "alderlake-12900k",
+    "alderlake-12900k-nosmt",
     "epyc-9654-1s",
+    "epyc-9654-2s",
     "epyc-9554-2s",
     "tensor-g1",
 ];
@@ -35,7 +37,9 @@ pub const SUMMARIES: &[&str] = &[
     "Intel Xeon Platinum 8260L (Cascade Lake): 2 sockets x 24 cores x 2 threads, turbo by active cores",
     "Intel Ivy Bridge-EP: 2 sockets x 10 cores x 2 threads",
     "Intel Core i9-12900K (Alder Lake-S): 8 Golden Cove P-cores with HT (CPUs 0-15; 2 favoured cores at 5.2 GHz) + 8 Gracemont E-cores (16-23, 2 modules of 4 sharing L2 and a clock), one LLC; capacities 1024 (the ITMT-only view of v6.5-v6.8), ITMT priorities from CPPC highest_perf",
-    "AMD EPYC 9654 (Genoa), one socket: 96 Zen 4 cores x 2 threads in 12 CCDs, an L3 (LLC, MC domain) per 8-core CCX; 2 sockets (384 CPUs) exceed the model's 256-CPU CpuMask",
+    "The i9-12900K booted with nosmt: 8 P-cores one thread each (CPUs 0-7) + 8 E-cores (8-15); v6.12+ intel_pstate gives it hybrid capacities (P 1024/992, E 605) and clears ITMT",
+    "AMD EPYC 9654 (Genoa), one socket: 96 Zen 4 cores x 2 threads in 12 CCDs, an L3 (LLC, MC domain) per 8-core CCX, no NUMA (epyc-9654-2s is two of them)",
+    "AMD EPYC 9654 (Genoa) x 2 sockets: 2 x 96 Zen 4 cores x 2 threads (384 CPUs), an L3 (LLC, MC domain) per 8-core CCX, a NUMA node per socket (NPS1)",
     "AMD EPYC 9554 (Genoa) x 2 sockets: 2 x 64 Zen 4 cores x 2 threads (256 CPUs), an L3 (LLC, MC domain) per 8-core CCX, a NUMA node per socket (NPS1)",
     "Google Tensor G1 (gs101, Pixel 6): 4x Cortex-A55 (cap 160) + 2x Cortex-A76 (498) + 2x Cortex-X1 (1024), one DSU L3 (one MC domain, SD_ASYM_CPUCAPACITY), a cpufreq policy and energy model per cluster (gs101.dtsi)",
 ];
@@ -54,8 +58,14 @@ pub const SUMMARIES: &[&str] = &[
 ///   `itmt_prio` **[assumed]**: HWP highest_perf in intel_pstate's own units, frequency /
 ///   scaling factor (`HYBRID_SCALING_FACTOR` 78741 kHz per unit on P-cores, 100000 on E-cores):
 ///   the favoured pair's 5.2 GHz -> 66, the other P-cores' 5.1 GHz -> 64, the E-cores' 3.9 GHz
-///   -> 39 (rounded down).
-/// - `epyc-9654-1s`, `epyc-9554-2s`: AMD product pages (9654: base 2.4, max boost 3.7, all-core
+///   -> 39 (rounded down). `hwp_highest_perf` **[assumed]**: the same figures (v6.12+ intel_pstate
+///   reads HWP_CAP highest for its hybrid capacities; the ACPI _CPC highest_perf of HWP parts
+///   commonly reads that same field through an FFH register).
+/// - `alderlake-12900k-nosmt`: the same part booted with `nosmt`, the one configuration where
+///   v6.12+ intel_pstate enables hybrid capacity scaling (`hybrid_init_cpu_capacity_scaling()`
+///   requires `!sched_smt_active()`). The kernel keeps the offline siblings' numbers (P-cores
+///   0, 2, ..., 14); the model has no offline CPUs and numbers the online ones 0-15.
+/// - `epyc-9654-1s`, `epyc-9654-2s`, `epyc-9554-2s`: AMD product pages (9654: base 2.4, max boost 3.7, all-core
 ///   boost 3.55 GHz, 360 W; 9554: base 3.1, max and all-core boost 3.75 GHz, 360 W); Linux CPU
 ///   numbering of x86 (thread t of core c of socket p is `t * cores_total + p * cores + c`);
 ///   one LLC per CCX (`cpu_coregroup_mask()` = `cpu_llc_shared_mask()`), a NUMA node per socket.
@@ -70,8 +80,16 @@ const JSON_PRESETS: &[(&str, &str)] = &[
         include_str!("../../presets/alderlake-12900k.json"),
     ),
     (
+        "alderlake-12900k-nosmt",
+        include_str!("../../presets/alderlake-12900k-nosmt.json"),
+    ),
+    (
         "epyc-9654-1s",
         include_str!("../../presets/epyc-9654-1s.json"),
+    ),
+    (
+        "epyc-9654-2s",
+        include_str!("../../presets/epyc-9654-2s.json"),
     ),
     (
         "epyc-9554-2s",
@@ -160,6 +178,7 @@ fn cluster(
         cpufreq_driver: CpufreqDriverSpec::default(),
         hwp: HwpSpec::default(),
         itmt_prio: None,
+        hwp_highest_perf: None,
     }
 }
 
@@ -344,6 +363,7 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
             },
             hwp: HwpSpec::default(),
             itmt_prio: None,
+            hwp_highest_perf: None,
         }],
     }
 }
@@ -395,6 +415,7 @@ fn x86_package(
         cpufreq_driver: intel_cpufreq(true),
         hwp: XEON_HWP,
         itmt_prio: None,
+        hwp_highest_perf: None,
     }
 }
 

@@ -72,6 +72,9 @@ pub struct ClusterForm {
     /// The ITMT priority, carried through as loaded (not a form field).
     #[serde(default)]
     pub itmt_prio: Option<u32>,
+    /// The HWP highest performance, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub hwp_highest_perf: Option<u32>,
 }
 
 /// The machine as typed.
@@ -135,6 +138,7 @@ impl ClusterForm {
             power_rest: p.clone(),
             cpufreq_driver: c.cpufreq_driver.clone(),
             itmt_prio: c.itmt_prio,
+            hwp_highest_perf: c.hwp_highest_perf,
         }
     }
 
@@ -214,6 +218,7 @@ impl ClusterForm {
             hwp: self.hwp,
             cpufreq_driver: self.cpufreq_driver.clone(),
             itmt_prio: self.itmt_prio,
+            hwp_highest_perf: self.hwp_highest_perf,
         })
     }
 }

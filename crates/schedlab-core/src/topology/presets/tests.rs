@@ -110,6 +110,69 @@ fn alderlake_itmt_priorities_by_era() {
     assert!(old.sched_asym_prefer(0, 16));
 }
 
+/// v6.12+ intel_pstate on Alder Lake without SMT (`hybrid_init_cpu_capacity_scaling()`): the
+/// CPUs' capacities become `HWP highest perf << 10 / 66` and ITMT is cleared, so MC spans
+/// different capacities (SD_ASYM_CPUCAPACITY_FULL) and no longer packs (no SD_ASYM_PACKING) even
+/// with the `x86-itmt` patch. v6.8 on the same machine: every CPU 1024, ITMT packing at MC.
+#[test]
+fn alderlake_nosmt_gets_hybrid_capacities_and_loses_itmt_from_v6_12() {
+    let mc = |d: &SchedDomains| flags_at(d, 0, SdLevel::MC);
+    let (t, old) = build("alderlake-12900k-nosmt", &["x86-itmt"], "v6.8");
+    assert_eq!(t.nr_cpus(), 16);
+    assert_eq!(levels(&old, 0), vec![(SdLevel::MC, 16)]);
+    assert!((0..16).all(|c| old.domains[old.per_cpu[c][0]]
+        .groups
+        .iter()
+        .all(|g| g.capacity == 1024)));
+    assert_ne!(mc(&old) & SD_ASYM_PACKING, 0);
+    assert_eq!(mc(&old) & SD_ASYM_CPUCAPACITY, 0);
+    assert_eq!(old.sd_asym_cpucapacity[0], None);
+    assert!(
+        old.sched_asym_prefer(0, 8),
+        "ITMT: the favoured P-core over an E-core"
+    );
+
+    let (t, new) = build("alderlake-12900k-nosmt", &["x86-itmt"], "v6.12");
+    let c = build_config("v6.12", &[], None, Governor::Schedutil).unwrap();
+    let caps: Vec<u64> = (0..16)
+        .map(|cpu| crate::domains::arch_scale_cpu_capacity(&t, &c, cpu))
+        .collect();
+    // 66 << 10 / 66, 64 << 10 / 66 = 992, 39 << 10 / 66 = 605.
+    assert_eq!(&caps[0..3], &[1024, 1024, 992]);
+    assert_eq!(caps[7], 992);
+    assert!(caps[8..].iter().all(|&c| c == 605));
+    assert_eq!(mc(&new) & SD_ASYM_PACKING, 0, "sched_clear_itmt_support()");
+    assert_ne!(mc(&new) & SD_ASYM_CPUCAPACITY_FULL, 0);
+    assert_eq!(new.sd_asym_packing[0], None);
+    assert_eq!(
+        new.domains[new.sd_asym_cpucapacity[8].unwrap()].level,
+        SdLevel::MC
+    );
+    assert_eq!(new.max_cpu_capacity, 1024);
+}
+
+/// With HT on, `hybrid_init_cpu_capacity_scaling()` does nothing (`sched_smt_active()`): v6.12
+/// on the i9-12900K builds what v6.8 builds, ITMT packing and every CPU at 1024.
+#[test]
+fn alderlake_with_smt_keeps_itmt_and_1024_under_v6_12() {
+    let (t, new) = build("alderlake-12900k", &["x86-itmt"], "v6.12");
+    let (_, old) = build("alderlake-12900k", &["x86-itmt"], "v6.8");
+    let c = build_config("v6.12", &[], None, Governor::Schedutil).unwrap();
+    assert!((0..24).all(|cpu| crate::domains::arch_scale_cpu_capacity(&t, &c, cpu) == 1024));
+    for cpu in [0, 5, 16, 23] {
+        assert_eq!(levels(&new, cpu), levels(&old, cpu));
+        for level in [SdLevel::SMT, SdLevel::MC] {
+            assert_eq!(
+                flags_at(&new, cpu, level),
+                flags_at(&old, cpu, level),
+                "CPU{cpu}"
+            );
+        }
+    }
+    assert_eq!(new.asym_prio, old.asym_prio);
+    assert_ne!(flags_at(&new, 0, SdLevel::MC) & SD_ASYM_PACKING, 0);
+}
+
 #[test]
 fn epyc_has_an_mc_domain_per_ccx_and_numa_across_sockets() {
     let (t, d) = build("epyc-9654-1s", &[], "v6.8");
@@ -142,6 +205,38 @@ fn epyc_has_an_mc_domain_per_ccx_and_numa_across_sockets() {
     // sd->imb_numa_nr (v6.8 build_sched_domains()): 8 LLCs per node, so the DIE gets 8 and the
     // NUMA domain 8 x its one node-span.
     assert_eq!(d.domains[d.per_cpu[0][2]].imb_numa_nr, 8);
+}
+
+/// The machine: two EPYC 9654 sockets, 384 CPUs (past the old 256-bit CpuMask). Thread 1
+/// of core c is CPU 192 + c; CCX 12 (socket 1's first) starts at core 96.
+#[test]
+fn epyc_9654_2s_is_384_cpus_with_smt_mc_per_ccx_die_and_numa() {
+    let (t, d) = build("epyc-9654-2s", &[], "v6.12");
+    assert_eq!(t.nr_cpus(), 384);
+    assert_eq!(t.cores[t.cpus[0].core].to_string(), "0,192");
+    assert_eq!(t.cores[t.cpus[383].core].to_string(), "191,383");
+    assert_eq!(
+        (t.cpus[95].package, t.cpus[96].package, t.cpus[288].package),
+        (0, 1, 1)
+    );
+    for cpu in [0, 191, 192, 383] {
+        assert_eq!(
+            levels(&d, cpu),
+            vec![
+                (SdLevel::SMT, 2),
+                (SdLevel::MC, 16),
+                (SdLevel::DIE, 192),
+                (SdLevel::NUMA, 384)
+            ],
+            "CPU{cpu}"
+        );
+    }
+    assert_eq!(d.llc_size[383], 16);
+    assert!(d.cpus_share_cache(96, 295) && !d.cpus_share_cache(95, 96));
+    assert_eq!(d.domains[d.per_cpu[0][2]].groups.len(), 12);
+    assert_eq!(d.domains[d.per_cpu[0][3]].groups.len(), 2);
+    // 12 LLCs per node.
+    assert_eq!(d.domains[d.per_cpu[0][2]].imb_numa_nr, 12);
 }
 
 #[test]
@@ -191,13 +286,23 @@ fn an_itmt_priority_out_of_range_is_an_error() {
     assert!(
         matches!(Topology::build(&spec), Err(crate::error::Error::Topology(m)) if m.contains("itmt_prio"))
     );
-    // 257 threads with explicit, far-apart ids are still too many.
+    // MAX_CPUS + 1 threads with explicit, far-apart ids are still too many.
     let mut spec = preset("epyc-9554-2s").unwrap();
-    spec.clusters[0].cores = 9;
-    spec.clusters[0]
+    let total: usize = spec
+        .clusters
+        .iter()
+        .map(|c| (c.cores * c.threads_per_core) as usize)
+        .sum();
+    let last = spec.clusters.len() - 1;
+    let tpc = spec.clusters[last].threads_per_core as usize;
+    let extra = (crate::cpumask::MAX_CPUS + 1 - total).div_ceil(tpc);
+    spec.clusters[last].cores += extra as u32;
+    spec.clusters[last]
         .cpu_ids
         .as_mut()
         .unwrap()
-        .extend([256usize, 257]);
-    assert!(Topology::build(&spec).is_err());
+        .extend(total..total + extra * tpc);
+    assert!(
+        matches!(Topology::build(&spec), Err(crate::error::Error::Topology(m)) if m.contains("more than"))
+    );
 }
