@@ -36,7 +36,7 @@ pub const SUMMARIES: &[&str] = &[
     "IBM POWER9 SMT8 big cores: each is two SMT4 small cores, threads {0,2,4,6} and {1,3,5,7}",
     "Intel Xeon Platinum 8260L (Cascade Lake): 2 sockets x 24 cores x 2 threads, turbo by active cores",
     "Intel Ivy Bridge-EP: 2 sockets x 10 cores x 2 threads",
-    "Intel Core i9-12900K (Alder Lake-S): 8 Golden Cove P-cores with HT (CPUs 0-15; 2 favoured cores at 5.2 GHz) + 8 Gracemont E-cores (16-23, 2 modules of 4 sharing L2 and a clock), one LLC; capacities 1024 (the ITMT-only view of v6.5-v6.8), ITMT priorities from CPPC highest_perf",
+    "Intel Core i9-12900K (Alder Lake-S): 8 Golden Cove P-cores with HT (CPUs 0-15; 2 favoured cores at 5.2 GHz) + 8 Gracemont E-cores (16-23, 2 modules of 4 sharing L2 and a clock), one LLC; capacities 1024 (with HT on, v6.12's hybrid capacity scaling stays off: the ITMT-only view of v6.5 on), ITMT priorities from CPPC highest_perf",
     "The i9-12900K booted with nosmt: 8 P-cores one thread each (CPUs 0-7) + 8 E-cores (8-15); v6.12+ intel_pstate gives it hybrid capacities (P 1024/992, E 605) and clears ITMT",
     "AMD EPYC 9654 (Genoa), one socket: 96 Zen 4 cores x 2 threads in 12 CCDs, an L3 (LLC, MC domain) per 8-core CCX, no NUMA (epyc-9654-2s is two of them)",
     "AMD EPYC 9654 (Genoa) x 2 sockets: 2 x 96 Zen 4 cores x 2 threads (384 CPUs), an L3 (LLC, MC domain) per 8-core CCX, a NUMA node per socket (NPS1)",
@@ -53,8 +53,9 @@ pub const SUMMARIES: &[&str] = &[
 ///   `adl_cstates` (drivers/idle/intel_idle.c, v5.18+: C1E 2/4, C6 220/600, C8 280/800,
 ///   C10 680/2000 us exit latency / target residency; C1 is `CPUIDLE_FLAG_UNUSABLE` by default
 ///   and left out); intel_cpufreq per CPU as on the Xeon presets. Capacities are all 1024: x86
-///   before v6.12 has no `arch_scale_cpu_capacity()` of its own (the baselines end at v6.8), so the
-///   E-cores' lower speed per clock is the workload's (`speed` per core type "Gracemont").
+///   before v6.12 has no `arch_scale_cpu_capacity()` of its own, and v6.12's (intel_pstate's
+///   hybrid capacity scaling) stays off with SMT on (`alderlake-12900k-nosmt` is the machine it
+///   acts on), so the E-cores' lower speed per clock is the workload's (`speed` per core type "Gracemont").
 ///   `itmt_prio` **[assumed]**: HWP highest_perf in intel_pstate's own units, frequency /
 ///   scaling factor (`HYBRID_SCALING_FACTOR` 78741 kHz per unit on P-cores, 100000 on E-cores):
 ///   the favoured pair's 5.2 GHz -> 66, the other P-cores' 5.1 GHz -> 64, the E-cores' 3.9 GHz
