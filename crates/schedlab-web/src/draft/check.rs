@@ -12,6 +12,7 @@ use schedlab_core::engine::Limits;
 use schedlab_core::experiment::VariantSpec;
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
 use schedlab_core::kernel::{self, KernelConfig, SwitchDiff};
+use schedlab_core::topology::MachineSpec;
 use schedlab_core::Error;
 use serde::{Deserialize, Serialize};
 
@@ -43,10 +44,10 @@ pub struct Checked {
     pub domains: Vec<(String, DomainsVm)>,
     /// The preset the machine form equals, if any.
     pub machine_preset: Option<String>,
-    /// The machine form filled in from the preset it named, when the page sent one not loaded yet
-    /// (`MachineForm::preset`): the page takes it in place of its own.
+    /// The spec of the preset the machine form named, when the page sent one not loaded yet
+    /// (`MachineForm::preset`): the page fills its form in from it.
     #[serde(default)]
-    pub machine_form: Option<MachineForm>,
+    pub preset_spec: Option<MachineSpec>,
     /// Said when the scenario asks for limits above the page's: which were lowered, and where to
     /// run it as it is.
     pub limits_lowered: Option<String>,
@@ -140,15 +141,15 @@ fn rows(t: &mut String, rows: &[SwitchDiff]) {
 /// Builds the forms into a scenario, with the problems found and the domain views.
 pub fn check(forms: &Forms) -> Checked {
     let mut p = Problems::default();
-    let machine_form = match forms.machine.resolve() {
-        Ok(form) => form,
+    let preset_spec = match forms.machine.resolve() {
+        Ok(spec) => spec,
         Err(e) => {
             p.add(machine::MACHINE_ID, e);
             None
         }
     };
-    let machine = match (&machine_form, forms.machine.unloaded_preset()) {
-        (Some(form), _) => form.build(&mut p),
+    let machine = match (&preset_spec, forms.machine.unloaded_preset()) {
+        (Some(spec), name) => MachineForm::from_spec(spec, name).build(&mut p),
         (None, Some(_)) => None,
         (None, None) => forms.machine.build(&mut p),
     };
@@ -177,7 +178,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
-        machine_form: machine_form.clone(),
+        preset_spec: preset_spec.clone(),
         limits_lowered: None,
         kernel_notes: kernel_notes.clone(),
     };
@@ -220,7 +221,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems: p,
         domains,
         machine_preset,
-        machine_form,
+        preset_spec,
         limits_lowered,
         kernel_notes,
     }

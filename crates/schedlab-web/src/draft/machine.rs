@@ -329,15 +329,15 @@ impl MachineForm {
         }
     }
 
-    /// In the check worker: the filled-in form of a preset not loaded yet (`Ok(None)` when the
-    /// form is loaded already), or the message for an unknown preset.
-    pub fn resolve(&self) -> Result<Option<MachineForm>, String> {
+    /// In the check worker: the spec of the preset this form has to be filled in from
+    /// (`Ok(None)` when the form is loaded already), or the message for an unknown preset. The
+    /// worker sends the spec, not the form: the page already reads specs (a scenario's custom
+    /// machine) and fills the form itself ([`MachineForm::from_spec`]).
+    pub fn resolve(&self) -> Result<Option<MachineSpec>, String> {
         let Some(name) = self.unloaded_preset() else {
             return Ok(None);
         };
-        presets::preset(name)
-            .map(|spec| Some(MachineForm::from_spec(&spec, Some(name))))
-            .map_err(|e| e.to_string())
+        presets::preset(name).map(Some).map_err(|e| e.to_string())
     }
 
     /// The preset whose spec the form holds, if it still holds one unchanged.
@@ -432,10 +432,11 @@ mod tests {
     fn form(preset: &str) -> MachineForm {
         let unloaded = MachineForm::from_ref(&MachineRef::Preset(preset.into()));
         assert_eq!(unloaded.unloaded_preset(), Some(preset));
-        unloaded
+        let spec = unloaded
             .resolve()
             .unwrap()
-            .expect("a preset not loaded yet")
+            .expect("a preset not loaded yet");
+        MachineForm::from_spec(&spec, Some(preset))
     }
 
     #[test]

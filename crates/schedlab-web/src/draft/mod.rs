@@ -186,15 +186,12 @@ impl Draft {
             return false;
         }
         // The preset the forms named is filled in: the answer is of the filled-in form.
-        if let Some(form) = checked.machine_form {
-            if self.machine.unloaded_preset().is_some()
-                && self.machine.unloaded_preset() == form.origin_preset.as_deref()
-            {
-                if self.base_machine == self.machine {
-                    self.base_machine = form.clone();
-                }
-                self.machine = form;
+        if let (Some(spec), Some(name)) = (&checked.preset_spec, self.machine.unloaded_preset()) {
+            let form = MachineForm::from_spec(spec, Some(name));
+            if self.base_machine == self.machine {
+                self.base_machine = form.clone();
             }
+            self.machine = form;
         }
         self.problems = checked.problems;
         self.built = match checked.scenario {
