@@ -138,7 +138,7 @@ enum Command {
         kind: Option<ExplainKind>,
     },
     /// Print a built-in scenario (or a scenario file, `*.json`, in canonical layout) as a JSON file
-    /// to edit and `run`.
+    /// to edit and `run`, or a machine preset as the machine JSON a scenario can carry.
     Show {
         scenario: String,
         /// Print only the scenario hash that keys its run records (`--format jsonl`): SHA-256
@@ -341,7 +341,15 @@ fn run(cmd: Command) -> Result<String, Error> {
             runs,
             seed,
         } => {
-            let mut s = load_scenario(&scenario)?;
+            let mut s = match load_scenario(&scenario) {
+                Ok(s) => s,
+                // A machine preset prints as the MachineSpec a scenario's "machine" can hold.
+                Err(e) if !hash => match topology::presets::preset(&scenario) {
+                    Ok(m) => return Ok(format!("{}\n", serde_json::to_string_pretty(&m).unwrap())),
+                    Err(_) => return Err(e),
+                },
+                Err(e) => return Err(e),
+            };
             if let Some(r) = runs {
                 s.runs = r;
             }

@@ -411,5 +411,27 @@ fn shards_merge_to_the_unsharded_output() {
     let (code, _, err) = schedlab(&["run", file, "--shard", "0/2"]);
     assert_eq!(code, 1);
     assert!(err.contains("--format jsonl"), "{err}");
+}
+
+#[test]
+fn show_prints_a_machine_preset_that_runs_as_a_custom_machine() {
+    let (code, machine, _) = schedlab(&["show", "tensor-g1"]);
+    assert_eq!(code, 0);
+    let m: serde_json::Value = serde_json::from_str(&machine).unwrap();
+    assert_eq!(m["name"], "tensor-g1");
+    assert_eq!(m["clusters"].as_array().unwrap().len(), 3);
+    // In a scenario, as a custom machine.
+    let (_, shown, _) = schedlab(&["show", "hikey960-asym-packing"]);
+    let mut scenario: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    scenario["machine"] = serde_json::json!({ "custom": m });
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("g1.json");
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let (code, _, err) = schedlab(&["run", file.to_str().unwrap(), "--runs", "1"]);
+    assert_eq!(code, 0, "{err}");
+    // Neither a scenario nor a machine: the scenario's one-line error.
+    let (code, _, err) = schedlab(&["show", "no-such-thing"]);
+    assert_eq!((code, err.lines().count()), (1, 1), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

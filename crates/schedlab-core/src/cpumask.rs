@@ -5,9 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The most CPUs a machine may have. Large enough for the presets (96 CPUs on cascadelake-8260l)
-/// and for custom machines a browser tab can simulate in reasonable time.
-pub const MAX_CPUS: usize = 256;
+/// The most CPUs a machine may have. Large enough for the presets (384 CPUs on epyc-9654-2s) and
+/// for custom machines a browser tab can simulate in reasonable time. 512 (8 words) costs the
+/// 8-CPU case nothing measurable against 256 (`schedlab bench hikey960-asym-packing`, same CPU
+/// time within noise); `Op::SetAffinity` boxes its mask so ops stay small.
+pub const MAX_CPUS: usize = 512;
 const WORDS: usize = MAX_CPUS / 64;
 
 /// A set of CPU ids below [`MAX_CPUS`].

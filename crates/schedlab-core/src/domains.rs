@@ -11,11 +11,19 @@ use crate::kernel::{AsymPriority, KernelConfig, SmtDomainSpan};
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
 
+mod hybrid;
+pub use hybrid::{effective_asym_packing, hybrid_cpu_capacity, hybrid_max_capacity_perf};
+
 /// `arch_scale_cpu_capacity()`: the capacity the kernel believes `cpu` has. With
 /// `arch_cpu_capacity` off (arm64 before v4.10, arm TC2 with its v4.9 device tree, x86) every CPU is
-/// 1024 to the scheduler, whatever the hardware does.
+/// 1024 to the scheduler, whatever the hardware does. On an x86 hybrid machine where v6.12+
+/// intel_pstate enables hybrid capacity scaling ([`KernelConfig::x86_hybrid_capacity`], no SMT),
+/// x86's own `arch_scale_cpu_capacity()` returns what `arch_set_cpu_capacity()` stored
+/// ([`hybrid`]).
 pub fn arch_scale_cpu_capacity(topo: &Topology, config: &KernelConfig, cpu: usize) -> u64 {
-    if config.arch_cpu_capacity {
+    if let Some(max) = hybrid_max_capacity_perf(topo, config) {
+        hybrid_cpu_capacity(topo, cpu, max)
+    } else if config.arch_cpu_capacity {
         topo.capacity_orig(cpu)
     } else {
         crate::units::SCHED_CAPACITY_SCALE
@@ -46,6 +54,31 @@ pub fn capacity_orig(topo: &Topology, config: &KernelConfig, cpu: usize) -> u64 
         }
     }
     arch_scale_cpu_capacity(topo, config, cpu)
+}
+
+/// `per_cpu(sched_core_priority, cpu)` as v6.5+ `sched_set_itmt_core_prio(prio, cpu)` sets it:
+/// the CPPC `highest_perf` of the CPU's core (0 where the machine gives none).
+pub fn itmt_core_prio(topo: &Topology, cpu: usize) -> i64 {
+    topo.spec.clusters[topo.cpus[cpu].cluster]
+        .itmt_prio
+        .unwrap_or(0) as i64
+}
+
+/// `per_cpu(sched_core_priority, cpu)` as v4.10-v6.4 `sched_set_itmt_core_prio(prio, core_cpu)`
+/// sets it: walking the core's `topology_sibling_cpumask` in CPU order, the i-th sibling
+/// (1-based) gets `prio * smp_num_siblings / (i * i)`. `smp_num_siblings` is the machine's most
+/// threads per core (x86 reads it from CPUID once, for all cores).
+pub fn itmt_smt_scaled_prio(topo: &Topology, cpu: usize) -> i64 {
+    let smp_num_siblings = topo
+        .spec
+        .clusters
+        .iter()
+        .map(|c| c.threads_per_core)
+        .max()
+        .unwrap_or(1) as i64;
+    let core = topo.cores[topo.cpus[cpu].core];
+    let i = core.iter().take_while(|&c| c < cpu).count() as i64 + 1;
+    itmt_core_prio(topo, cpu) * smp_num_siblings / (i * i)
 }
 
 /// A topology level (`struct sched_domain_topology_level`).
@@ -211,20 +244,21 @@ impl SchedDomains {
 
     pub fn build(topo: &Topology, config: &KernelConfig) -> Result<SchedDomains> {
         let n = topo.nr_cpus();
-        let mut all_caps: Vec<u64> = (0..n)
+        // arch_scale_cpu_capacity() of each CPU, once.
+        let arch_caps: Vec<u64> = (0..n)
             .map(|c| arch_scale_cpu_capacity(topo, config, c))
             .collect();
+        let mut all_caps = arch_caps.clone();
         all_caps.sort_unstable();
         all_caps.dedup();
+        let asym_packing = effective_asym_packing(topo, config);
         let asym_prio: Vec<i64> = (0..n)
-            .map(
-                |cpu| match config.asym_packing.as_ref().map(|a| a.priority) {
-                    Some(AsymPriority::CpuCapacity) => {
-                        arch_scale_cpu_capacity(topo, config, cpu) as i64
-                    }
-                    Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
-                },
-            )
+            .map(|cpu| match asym_packing.map(|a| a.priority) {
+                Some(AsymPriority::CpuCapacity) => arch_caps[cpu] as i64,
+                Some(AsymPriority::Itmt) => itmt_core_prio(topo, cpu),
+                Some(AsymPriority::ItmtSmtScaled) => itmt_smt_scaled_prio(topo, cpu),
+                Some(AsymPriority::LowerCpuNumber) | None => -(cpu as i64),
+            })
             .collect();
         // Per CPU: the candidate (level, span, flags) chain, bottom up.
         let mut chains: Vec<Vec<(SdLevel, CpuMask, u32)>> = Vec::with_capacity(n);
@@ -261,10 +295,7 @@ impl SchedDomains {
                 *f |= SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE;
                 if config.asym_cpucapacity_detection {
                     // asym_cpu_capacity_classify() (v6.8): some capacities differ inside the span.
-                    let mut caps: Vec<u64> = span
-                        .iter()
-                        .map(|i| arch_scale_cpu_capacity(topo, config, i))
-                        .collect();
+                    let mut caps: Vec<u64> = span.iter().map(|i| arch_caps[i]).collect();
                     caps.sort_unstable();
                     caps.dedup();
                     if caps.len() > 1 {
@@ -274,7 +305,7 @@ impl SchedDomains {
                         }
                     }
                 }
-                if let Some(ap) = &config.asym_packing {
+                if let Some(ap) = asym_packing {
                     if ap.levels.contains(level) {
                         *f |= SD_ASYM_PACKING;
                     }

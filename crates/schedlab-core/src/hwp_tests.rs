@@ -239,7 +239,7 @@ fn pinned_run(epp: u32, work_ms: u64, sleep_ms: u64) -> Vec<(u64, u32)> {
         jitter_ppm: 0,
     };
     let ops = vec![
-        Op::SetAffinity(CpuMask::single(0)),
+        Op::affinity(CpuMask::single(0)),
         Op::MarkStart,
         work.clone(),
         Op::Sleep(sleep_ms * NSEC_PER_MSEC),

@@ -109,6 +109,20 @@ pub struct ClusterSpec {
     /// the `hwp` governor.
     #[serde(default, skip_serializing_if = "HwpSpec::is_default")]
     pub hwp: HwpSpec,
+    /// The cores' CPPC `highest_perf` (ACPI `_CPC`, or `HWP_CAPABILITIES` bits 7:0 where the
+    /// firmware reports 255), which intel_pstate hands to `sched_set_itmt_core_prio()`
+    /// (`intel_pstate_set_itmt_prio()`, v4.10+; arch/x86/kernel/itmt.c) and the scheduler reads
+    /// back as `arch_asym_cpu_priority()` when asym packing uses the ITMT priority
+    /// ([`crate::kernel::AsymPriority::Itmt`]). `None`: the platform gives no priority (0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub itmt_prio: Option<u32>,
+    /// The cores' HWP highest performance (`MSR_HWP_CAPABILITIES` bits 7:0, 1 to 255), which
+    /// v6.12+ intel_pstate takes as `capacity_perf` (`hybrid_get_capacity_perf()`) for the hybrid
+    /// capacities (`KernelConfig::x86_hybrid_capacity`, `domains::hybrid`). `None`: not an HWP
+    /// machine, or not given; a machine whose every cluster gives one, with more than one
+    /// `core_type`, is what the model takes as `hwp_is_hybrid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hwp_highest_perf: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -306,6 +320,7 @@ impl Topology {
         let mut clusters = Vec::new();
         let mut freq_domains: Vec<FreqDomain> = Vec::new();
         let mut next_id = 0usize;
+        let mut total_threads = 0usize;
         let nr_packages = spec
             .clusters
             .iter()
@@ -329,7 +344,10 @@ impl Topology {
                 )));
             }
             let nthreads = cl.cores as usize * cl.threads_per_core as usize;
-            if next_id + nthreads > MAX_CPUS || cpus.len() + nthreads > MAX_CPUS {
+            // Explicit `cpu_ids` are range-checked below; counting from `next_id` (one past the
+            // highest id so far) would refuse x86 numberings whose siblings sit far apart.
+            total_threads += nthreads;
+            if total_threads > MAX_CPUS || (cl.cpu_ids.is_none() && next_id + nthreads > MAX_CPUS) {
                 return Err(Error::Topology(format!(
                     "the machine has more than {MAX_CPUS} CPUs"
                 )));
@@ -422,6 +440,16 @@ impl Topology {
             if pw.static_uw > 1_000_000_000 || pw.idle_uw > 1_000_000_000 {
                 return Err(Error::Topology(format!(
                     "{who}: static_uw and idle_uw must be at most 1 kW"
+                )));
+            }
+            if cl.hwp_highest_perf.is_some_and(|p| p == 0 || p > 255) {
+                return Err(Error::Topology(format!(
+                    "{who}: hwp_highest_perf must be 1 to 255 (an 8-bit HWP_CAPABILITIES field)"
+                )));
+            }
+            if cl.itmt_prio.is_some_and(|p| p > 1_000_000) {
+                return Err(Error::Topology(format!(
+                    "{who}: itmt_prio must be at most 1000000"
                 )));
             }
             cl.hwp

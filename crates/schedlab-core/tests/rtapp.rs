@@ -124,7 +124,7 @@ fn a_periodic_task_is_run_then_timer_in_a_loop() {
         [
             Op::Barrier { id: 0, parties: 1 },
             Op::SetNice(0),
-            Op::SetAffinity(mask(&[4])),
+            Op::affinity(mask(&[4])),
             work(2000, 1024),
             Op::Timer {
                 timer: 0,
@@ -211,7 +211,7 @@ fn json_c_syntax_duplicate_keys_and_prefix_matched_events() {
         [
             Op::Barrier { id: 0, parties: 1 },
             Op::SetNice(0),
-            Op::SetAffinity(mask(&[4, 5])),
+            Op::affinity(mask(&[4, 5])),
             work(1500, 1024),
             work(2000, 1024),
             Op::Sleep(ms(3)),
@@ -278,7 +278,7 @@ fn phases_instances_delay_cpus_and_priority() {
                 // The delay: a sleep to the absolute time 5 ms after the run's start.
                 Op::Delay(ms(5)),
                 Op::SetNice(-5),
-                Op::SetAffinity(big),
+                Op::affinity(big),
                 work(1000, 1024),
                 Op::Sleep(ms(4)),
                 Op::Count(1),
@@ -287,13 +287,13 @@ fn phases_instances_delay_cpus_and_priority() {
                     times: 4,
                     to: 4
                 },
-                Op::SetAffinity(little),
+                Op::affinity(little),
                 Op::SetNice(5),
                 work(5000, 1024),
                 Op::Sleep(ms(5)),
                 Op::Count(1),
                 // "back" gives no priority: nice 5 stays, as in rt-app.
-                Op::SetAffinity(big),
+                Op::affinity(big),
                 work(1000, 1024),
                 Op::Sleep(ms(1)),
                 Op::Count(1),

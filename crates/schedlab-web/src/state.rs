@@ -6,8 +6,9 @@
 
 use std::rc::Rc;
 
-use schedlab_core::experiment::{Quantity, Scenario};
+use schedlab_core::experiment::{MachineRef, Quantity, Scenario};
 use schedlab_core::scenarios;
+use schedlab_core::topology::presets;
 
 use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
@@ -228,9 +229,14 @@ impl Page {
                 let opened =
                     link::decode(&payload)
                         .map_err(|e| e.to_string())
-                        .and_then(|s| match s.machine.spec() {
-                            Ok(_) => Ok(s),
-                            Err(e) => Err(e.to_string()),
+                        .and_then(|s| match &s.machine {
+                            // Only the name: the page never looks a preset up (see
+                            // `MachineForm::preset`).
+                            MachineRef::Preset(name) => match presets::known(name) {
+                                Ok(()) => Ok(s),
+                                Err(e) => Err(e.to_string()),
+                            },
+                            MachineRef::Custom(_) => Ok(s),
                         });
                 let mut page = Page::new(None, None, None);
                 match opened {

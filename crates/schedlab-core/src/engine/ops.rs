@@ -286,7 +286,7 @@ impl Engine<'_> {
                         return;
                     }
                 }
-                Op::SetAffinity(mask) => {
+                Op::SetAffinity(ref mask) => {
                     self.w.tasks[t].pc += 1;
                     let mask = mask.and(&self.w.topo.all_cpus());
                     if mask.is_empty() {

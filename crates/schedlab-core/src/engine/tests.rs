@@ -38,7 +38,7 @@ fn work(m: u64) -> Op {
 
 /// A main task pinned to `pin` forks the given programs (1..) and times until they all exit.
 fn forking(pin: CpuMask, children: Vec<Program>, metric: Metric) -> Instance {
-    let mut main = vec![Op::SetAffinity(pin)];
+    let mut main = vec![Op::affinity(pin)];
     main.extend((1..=children.len()).map(Op::Fork));
     main.extend([Op::MarkStart, Op::WaitChildren, Op::MarkEnd, Op::Exit]);
     let mut programs = vec![Program::new("main", main)];
@@ -476,7 +476,7 @@ fn tasks_waking_each_other_without_work_are_an_error_not_a_hang() {
     let ping = Program::new(
         "ping",
         vec![
-            Op::SetAffinity(CpuMask::single(4)),
+            Op::affinity(CpuMask::single(4)),
             Op::Resume(0),
             Op::Suspend(1),
             Op::Jump(1),
@@ -485,7 +485,7 @@ fn tasks_waking_each_other_without_work_are_an_error_not_a_hang() {
     let pong = Program::new(
         "pong",
         vec![
-            Op::SetAffinity(CpuMask::single(5)),
+            Op::affinity(CpuMask::single(5)),
             Op::Suspend(0),
             Op::Resume(1),
             Op::Jump(1),
@@ -506,15 +506,15 @@ fn tasks_waking_each_other_without_work_are_an_error_not_a_hang() {
 fn exec_from_a_shared_cpu(exec: bool) -> Counters {
     let all = CpuMask::first_n(8);
     let mut a = vec![
-        Op::SetAffinity(CpuMask::single(4)),
+        Op::affinity(CpuMask::single(4)),
         Op::Sleep(40 * NSEC_PER_MSEC),
-        Op::SetAffinity(all),
+        Op::affinity(all),
     ];
     if exec {
         a.push(Op::Exec);
     }
     a.extend([work(10), Op::Exit]);
-    let b = vec![Op::SetAffinity(CpuMask::single(4)), work(60), Op::Exit];
+    let b = vec![Op::affinity(CpuMask::single(4)), work(60), Op::Exit];
     let inst = forking(
         CpuMask::single(0),
         vec![Program::new("a", a), Program::new("b", b)],
@@ -544,14 +544,14 @@ fn a_wake_up_from_a_deep_idle_state_waits_out_its_exit_latency() {
         let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
         let d = SchedDomains::build(&t, &c).unwrap();
         let main = vec![
-            Op::SetAffinity(CpuMask::single(4)),
+            Op::affinity(CpuMask::single(4)),
             Op::MarkStart,
             Op::Sleep(20 * NSEC_PER_MSEC),
             work(1),
             Op::MarkEnd,
             Op::Exit,
         ];
-        let spin = vec![Op::SetAffinity(CpuMask::single(5)), work(40), Op::Exit];
+        let spin = vec![Op::affinity(CpuMask::single(5)), work(40), Op::Exit];
         let mut programs = vec![Program::new("main", main)];
         let mut starts = vec![0];
         if sibling_busy {
@@ -597,7 +597,7 @@ fn busy_mhz_averages_the_frequency_over_busy_time_only() {
     let d = SchedDomains::build(&t, &c).unwrap();
     let pinned = |name: &str, cpu: usize, ms: u64| {
         let ops = vec![
-            Op::SetAffinity(CpuMask::single(cpu)),
+            Op::affinity(CpuMask::single(cpu)),
             Op::RunFor(ms * NSEC_PER_MSEC),
             Op::Exit,
         ];

@@ -101,6 +101,7 @@ impl KernelConfig {
             protect_slice: false,
             wakeup_fork_no_preempt: false,
             yield_to_deadline: false,
+            x86_hybrid_capacity: false,
             task_hot_smt_cold: false,
             sched_migration_cost_ns: 500_000,
             schedutil_rate_limit_us: None,
@@ -401,6 +402,9 @@ impl KernelConfig {
             delay_dequeue: true,
             delay_zero: true,
             place_rel_deadline: true,
+            // intel_pstate sets the hybrid CPUs' capacities and clears ITMT where SMT is off
+            // (929ebc93ccaa, v6.12-rc1).
+            x86_hybrid_capacity: true,
             ..KernelConfig::v6_8()
         }
     }

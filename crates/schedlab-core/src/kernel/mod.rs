@@ -84,6 +84,16 @@ pub enum AsymPriority {
     LowerCpuNumber,
     /// The DynamIQ RFC (March 2018): priority = `capacity_orig`, bigger CPUs preferred.
     CpuCapacity,
+    /// x86 ITMT, v6.5+ (arch/x86/kernel/itmt.c `sched_set_itmt_core_prio(prio, cpu)`, Ricardo
+    /// Neri's SMT series): each CPU's priority is its core's CPPC `highest_perf`
+    /// ([`crate::topology::ClusterSpec::itmt_prio`]), the same for both SMT siblings; from
+    /// v6.5 `sched_use_asym_prio()` keeps a busy core's sibling from counting as idle instead.
+    Itmt,
+    /// x86 ITMT, v4.10-v6.4 (`sched_set_itmt_core_prio(prio, core_cpu)`): the i-th SMT sibling
+    /// of a core (1-based, in CPU order) gets `prio * smp_num_siblings / (i * i)`, so every
+    /// core's first thread ranks above any core's second thread. `smp_num_siblings` is the
+    /// machine's most threads per core (2 on Alder Lake, for its E-cores too).
+    ItmtSmtScaled,
 }
 
 /// `SD_ASYM_PACKING` on the listed levels, with the priority hook.
@@ -551,6 +561,16 @@ pub struct KernelConfig {
     /// `capacity-dmips-mhz`). Off: every CPU is 1024 to the scheduler, though the hardware still
     /// runs at its own speed (arm64 before v4.10; TC2 with its v4.9 device tree; x86 hybrid-less).
     pub arch_cpu_capacity: bool,
+    /// x86 hybrid CPU capacity scaling (v6.12+: 929ebc93ccaa, intel_pstate's
+    /// `hybrid_init_cpu_capacity_scaling()` with `arch_enable_hybrid_capacity_scale()` and
+    /// `arch_set_cpu_capacity()` of arch/x86/kernel/cpu/aperfmperf.c): on a hybrid HWP machine
+    /// without SMT, x86's `arch_scale_cpu_capacity()` returns each CPU's HWP highest performance
+    /// relative to the highest (`capacity_perf << 10 / max`), and ITMT is cleared
+    /// (`sched_clear_itmt_support()`), so the domains get SD_ASYM_CPUCAPACITY instead of
+    /// SD_ASYM_PACKING. With SMT on, or off here (v6.11 and before), every x86 CPU is 1024. See
+    /// `domains::hybrid`.
+    #[serde(default)]
+    pub x86_hybrid_capacity: bool,
     /// Whether the topology code sets `SD_ASYM_CPUCAPACITY` (and `_FULL`) on domains spanning CPUs of
     /// different capacities (`asym_cpu_capacity_classify()`, automatic since v4.20; never on arm64
     /// before that in mainline).

@@ -51,6 +51,27 @@ Patch {
     changes: r#"{"frequency_invariance": true, "freq_invariance_max": {"turbo_group": {"min_active_cores": 4}}, "freq_scale_tick": true}"#,
 },
 Patch {
+    name: "x86-itmt",
+    title: "x86 ITMT on a hybrid or Turbo Boost Max 3.0 part, as v6.5+ builds it",
+    origin: "mainline arch code: intel_pstate calls sched_set_itmt_support() when the CPUs' CPPC highest_perf differ; \
+             v6.5 (Ricardo Neri, \"x86/sched: Remove SD_ASYM_PACKING from the SMT domain flags\")",
+    description: "What the kernel does on its own on such a machine (a patch here because the baselines are not \
+                  arch-specific): SD_ASYM_PACKING on MC (x86_core_flags() | x86_sched_itmt_flags(); the CLS \
+                  level, which also gets it, is not modelled) but no longer on SMT, and each CPU's priority is its \
+                  core's highest_perf, siblings equal; sched_use_asym_prio() decides between cores.",
+    changes: r#"{"asym_packing": {"levels": ["MC"], "priority": "itmt"}}"#,
+},
+Patch {
+    name: "x86-itmt-v4.10",
+    title: "x86 ITMT as v4.10-v6.4 builds it (SD_ASYM_PACKING at SMT and MC, sibling priorities scaled)",
+    origin: "Tim Chen, \"sched, x86: Enable Intel Turbo Boost Max Technology 3.0\", v4.10 (arch/x86/kernel/itmt.c)",
+    description: "x86_smt_flags() and x86_core_flags() both add SD_ASYM_PACKING when ITMT is on, and \
+                  sched_set_itmt_core_prio() gives the i-th SMT sibling of a core prio * smp_num_siblings / i^2: \
+                  first threads of all cores first (P-cores above E-cores on Alder Lake), then the second threads, \
+                  which rank below the E-cores.",
+    changes: r#"{"asym_packing": {"levels": ["SMT", "MC"], "priority": "itmt_smt_scaled"}}"#,
+},
+Patch {
     name: "power-asym-smt",
     title: "powerpc: asym packing at the SMT level of interleaved big cores (CPU_FTR_ASYM_SMT)",
     origin: "July 2018 big-core series; in mainline CPU_FTR_ASYM_SMT stays POWER7-only",

@@ -82,6 +82,13 @@ pub const SWITCHES: &[SwitchDoc] = &[
         eras: &[("v4.7", "false"), ("v4.10", "true")],
     },
     SwitchDoc {
+        key: "x86_hybrid_capacity",
+        function: "hybrid_init_cpu_capacity_scaling() (intel_pstate), arch_set_cpu_capacity() / arch_scale_cpu_capacity() (x86)",
+        versions: "v6.12+ (929ebc93ccaa); only on hybrid HWP parts without SMT",
+        meaning: "x86 hybrid CPUs get capacities from HWP highest perf and ITMT is cleared; off: every x86 CPU is 1024",
+        eras: &[("v4.7", "false"), ("v6.12", "true")],
+    },
+    SwitchDoc {
         key: "asym_cpucapacity_detection",
         function: "asym_cpu_capacity_level() / asym_cpu_capacity_classify()",
         versions: "v4.20+ (automatic SD_ASYM_CPUCAPACITY); _FULL ~v5.14",
@@ -208,7 +215,7 @@ pub const SWITCHES: &[SwitchDoc] = &[
         key: "asym_packing",
         function: "SD_ASYM_PACKING, arch_asym_cpu_priority(), sched_asym()",
         versions: "arch-set (POWER7 CPU_FTR_ASYM_SMT, x86 ITMT); none on arm64 mainline",
-        meaning: "levels where an idle preferred CPU pulls work, and whose priority decides",
+        meaning: "levels where an idle preferred CPU pulls work, and whose priority decides (lower_cpu_number; cpu_capacity; itmt: the core's CPPC highest_perf, v6.5+; itmt_smt_scaled: prio * siblings / i^2 per sibling, v4.10-v6.4)",
         eras: &[("v4.7", "null")],
     },
     SwitchDoc {

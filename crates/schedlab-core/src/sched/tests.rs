@@ -545,3 +545,43 @@ fn find_idlest_group_cpu_prefers_the_shallowest_idle_state_over_the_latest_stamp
     assert_eq!(w.idle_get_state_exit_latency(5), Some(133));
     assert_eq!(w.find_idlest_group_cpu(mc, group, 0, 0), 53);
 }
+
+/// Alder Lake with v6.5+ ITMT (`x86-itmt`): the favoured P-core's idle CPU 0 (priority 66) pulls
+/// the lone task of E-core CPU 16 (39) at MC, as `sched_asym()` / `asym_active_balance()` allow
+/// since CPU 0's core is idle (`sched_use_asym_prio()`). Without ITMT (the baselines: no
+/// SD_ASYM_PACKING, every CPU 1024) a lone task is no imbalance and stays.
+#[test]
+fn itmt_makes_an_idle_favoured_p_core_pull_an_e_cores_lone_task() {
+    let mut w = world("alderlake-12900k", "v6.8", &["x86-itmt"]);
+    add_task(&mut w, 16, 300);
+    let out = w.load_balance(0, 1, CpuIdleType::NewlyIdle);
+    // The task is running, so the pull is the active balance of a running task.
+    assert_eq!((out.moved, out.active), (0, true));
+    assert_eq!(w.pending_active, vec![(16, 0)]);
+
+    let mut w = world("alderlake-12900k", "v6.8", &[]);
+    add_task(&mut w, 16, 300);
+    let out = w.load_balance(0, 1, CpuIdleType::NewlyIdle);
+    assert_eq!((out.moved, out.active), (0, false));
+    assert!(w.pending_active.is_empty());
+}
+
+/// The same pull on Alder Lake booted without SMT: v6.8 with ITMT, the idle favoured P-core
+/// (CPU 0) pulls the E-core's (CPU 8) lone task. v6.12 (`x86_hybrid_capacity`): intel_pstate
+/// cleared ITMT and the E-core's capacity is 605; a 300-utilization task fits it (not misfit), so
+/// a lone task is no imbalance and stays, `x86-itmt` patch or not.
+#[test]
+fn hybrid_capacity_scaling_ends_itmts_pull_of_an_e_cores_lone_task() {
+    let mut w = world("alderlake-12900k-nosmt", "v6.8", &["x86-itmt"]);
+    add_task(&mut w, 8, 300);
+    let out = w.load_balance(0, 0, CpuIdleType::NewlyIdle);
+    assert_eq!((out.moved, out.active), (0, true));
+    assert_eq!(w.pending_active, vec![(8, 0)]);
+
+    let mut w = world("alderlake-12900k-nosmt", "v6.12", &["x86-itmt"]);
+    assert_eq!(w.sd.asym_prio.len(), 16);
+    add_task(&mut w, 8, 300);
+    let out = w.load_balance(0, 0, CpuIdleType::NewlyIdle);
+    assert_eq!((out.moved, out.active), (0, false));
+    assert!(w.pending_active.is_empty());
+}

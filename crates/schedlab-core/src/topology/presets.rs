@@ -19,6 +19,12 @@ pub const NAMES: &[&str] = &[
     "power9-smt8",
     "cascadelake-8260l",
     "ivb-ep",
+    "alderlake-12900k",
+    "alderlake-12900k-nosmt",
+    "epyc-9654-1s",
+    "epyc-9654-2s",
+    "epyc-9554-2s",
+    "tensor-g1",
 ];
 
 /// One-line descriptions, in the order of [`NAMES`].
@@ -30,7 +36,95 @@ pub const SUMMARIES: &[&str] = &[
     "IBM POWER9 SMT8 big cores: each is two SMT4 small cores, threads {0,2,4,6} and {1,3,5,7}",
     "Intel Xeon Platinum 8260L (Cascade Lake): 2 sockets x 24 cores x 2 threads, turbo by active cores",
     "Intel Ivy Bridge-EP: 2 sockets x 10 cores x 2 threads",
+    "Intel Core i9-12900K (Alder Lake-S): 8 Golden Cove P-cores with HT (CPUs 0-15; 2 favoured cores at 5.2 GHz) + 8 Gracemont E-cores (16-23, 2 modules of 4 sharing L2 and a clock), one LLC; capacities 1024 (with HT on, v6.12's hybrid capacity scaling stays off: the ITMT-only view of v6.5 on), ITMT priorities from CPPC highest_perf",
+    "The i9-12900K booted with nosmt: 8 P-cores one thread each (CPUs 0-7) + 8 E-cores (8-15); v6.12+ intel_pstate gives it hybrid capacities (P 1024/992, E 605) and clears ITMT",
+    "AMD EPYC 9654 (Genoa), one socket: 96 Zen 4 cores x 2 threads in 12 CCDs, an L3 (LLC, MC domain) per 8-core CCX, no NUMA (epyc-9654-2s is two of them)",
+    "AMD EPYC 9654 (Genoa) x 2 sockets: 2 x 96 Zen 4 cores x 2 threads (384 CPUs), an L3 (LLC, MC domain) per 8-core CCX, a NUMA node per socket (NPS1)",
+    "AMD EPYC 9554 (Genoa) x 2 sockets: 2 x 64 Zen 4 cores x 2 threads (256 CPUs), an L3 (LLC, MC domain) per 8-core CCX, a NUMA node per socket (NPS1)",
+    "Google Tensor G1 (gs101, Pixel 6): 4x Cortex-A55 (cap 160) + 2x Cortex-A76 (498) + 2x Cortex-X1 (1024), one DSU L3 (one MC domain, SD_ASYM_CPUCAPACITY), a cpufreq policy and energy model per cluster (gs101.dtsi)",
 ];
+
+/// The presets kept as [`MachineSpec`] JSON files (crates/schedlab-core/presets/), compiled in: a
+/// user can copy one and edit it. Their sources and what is **[assumed]** are in
+/// crates/schedlab-core/presets/README.md.
+///
+/// - `alderlake-12900k`: Intel ARK (i9-12900K: P-core base 3.2 GHz, Turbo Boost Max 3.0 5.2 GHz,
+///   P-core max turbo 5.1 GHz, E-core base 2.4 / max turbo 3.9 GHz, PL1 125 W, PL2 241 W);
+///   `adl_cstates` (drivers/idle/intel_idle.c, v5.18+: C1E 2/4, C6 220/600, C8 280/800,
+///   C10 680/2000 us exit latency / target residency; C1 is `CPUIDLE_FLAG_UNUSABLE` by default
+///   and left out); intel_cpufreq per CPU as on the Xeon presets. Capacities are all 1024: x86
+///   before v6.12 has no `arch_scale_cpu_capacity()` of its own, and v6.12's (intel_pstate's
+///   hybrid capacity scaling) stays off with SMT on (`alderlake-12900k-nosmt` is the machine it
+///   acts on), so the E-cores' lower speed per clock is the workload's (`speed` per core type "Gracemont").
+///   `itmt_prio` **[assumed]**: HWP highest_perf in intel_pstate's own units, frequency /
+///   scaling factor (`HYBRID_SCALING_FACTOR` 78741 kHz per unit on P-cores, 100000 on E-cores):
+///   the favoured pair's 5.2 GHz -> 66, the other P-cores' 5.1 GHz -> 64, the E-cores' 3.9 GHz
+///   -> 39 (rounded down). `hwp_highest_perf` **[assumed]**: the same figures (v6.12+ intel_pstate
+///   reads HWP_CAP highest for its hybrid capacities; the ACPI _CPC highest_perf of HWP parts
+///   commonly reads that same field through an FFH register).
+/// - `alderlake-12900k-nosmt`: the same part booted with `nosmt`, the one configuration where
+///   v6.12+ intel_pstate enables hybrid capacity scaling (`hybrid_init_cpu_capacity_scaling()`
+///   requires `!sched_smt_active()`). The kernel keeps the offline siblings' numbers (P-cores
+///   0, 2, ..., 14); the model has no offline CPUs and numbers the online ones 0-15.
+/// - `epyc-9654-1s`, `epyc-9654-2s`, `epyc-9554-2s`: AMD product pages (9654: base 2.4, max boost 3.7, all-core
+///   boost 3.55 GHz, 360 W; 9554: base 3.1, max and all-core boost 3.75 GHz, 360 W); Linux CPU
+///   numbering of x86 (thread t of core c of socket p is `t * cores_total + p * cores + c`);
+///   one LLC per CCX (`cpu_coregroup_mask()` = `cpu_llc_shared_mask()`), a NUMA node per socket.
+/// - `tensor-g1`: arch/arm64/boot/dts/exynos/google/gs101.dtsi (today's mainline; the OPP
+///   tables came after the initial gs101 support): capacity-dmips-mhz 250/620/1024, dynamic-power-coefficient 70/284/650, the
+///   three `opp-shared` OPP tables with their `opp-microvolt`, `clock-latency-ns` 500000, and
+///   the `c2` idle state of each core type; capacities by `topology_normalize_cpu_scale()`
+///   (250 x 1803 and 620 x 2253 against 1024 x 2802 MHz: 160 and 498).
+const JSON_PRESETS: &[(&str, &str)] = &[
+    (
+        "alderlake-12900k",
+        include_str!("../../presets/alderlake-12900k.json"),
+    ),
+    (
+        "alderlake-12900k-nosmt",
+        include_str!("../../presets/alderlake-12900k-nosmt.json"),
+    ),
+    (
+        "epyc-9654-1s",
+        include_str!("../../presets/epyc-9654-1s.json"),
+    ),
+    (
+        "epyc-9654-2s",
+        include_str!("../../presets/epyc-9654-2s.json"),
+    ),
+    (
+        "epyc-9554-2s",
+        include_str!("../../presets/epyc-9554-2s.json"),
+    ),
+    ("tensor-g1", include_str!("../../presets/tensor-g1.json")),
+];
+
+/// The JSON text of a preset kept as a file (see [`JSON_PRESETS`]), for `schedlab` to print
+/// so a user can copy it.
+pub fn preset_json(name: &str) -> Option<&'static str> {
+    JSON_PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, json)| *json)
+}
+
+/// Whether `name` is a preset, without building it (the page checks a link's machine with this:
+/// it carries no preset, see crates/schedlab-web/src/draft/machine.rs).
+pub fn known(name: &str) -> Result<()> {
+    if NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(unknown(name))
+    }
+}
+
+fn unknown(name: &str) -> Error {
+    Error::Unknown {
+        kind: "machine preset",
+        name: name.into(),
+        known: NAMES.iter().map(|s| s.to_string()).collect(),
+    }
+}
 
 pub fn preset(name: &str) -> Result<MachineSpec> {
     Ok(match name {
@@ -46,13 +140,15 @@ pub fn preset(name: &str) -> Result<MachineSpec> {
         "power9-smt8" => power9_smt8(2),
         "cascadelake-8260l" => cascadelake_8260l(),
         "ivb-ep" => ivb_ep(),
-        _ => {
-            return Err(Error::Unknown {
-                kind: "machine preset",
-                name: name.into(),
-                known: NAMES.iter().map(|s| s.to_string()).collect(),
-            })
+        _ if preset_json(name).is_some() => {
+            let json = preset_json(name).unwrap_or_default();
+            serde_json::from_str(json).map_err(|e| {
+                Error::Topology(format!(
+                    "built-in machine preset '{name}' does not parse: {e}"
+                ))
+            })?
         }
+        _ => return Err(unknown(name)),
     })
 }
 
@@ -82,6 +178,8 @@ fn cluster(
         power,
         cpufreq_driver: CpufreqDriverSpec::default(),
         hwp: HwpSpec::default(),
+        itmt_prio: None,
+        hwp_highest_perf: None,
     }
 }
 
@@ -265,6 +363,8 @@ pub fn power9_smt8(big_cores: u32) -> MachineSpec {
                 ..CpufreqDriverSpec::default()
             },
             hwp: HwpSpec::default(),
+            itmt_prio: None,
+            hwp_highest_perf: None,
         }],
     }
 }
@@ -315,6 +415,8 @@ fn x86_package(
         // Skylake and later have HWP; ivb_ep() replaces it.
         cpufreq_driver: intel_cpufreq(true),
         hwp: XEON_HWP,
+        itmt_prio: None,
+        hwp_highest_perf: None,
     }
 }
 
@@ -425,3 +527,6 @@ fn ivb_ep() -> MachineSpec {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -117,7 +117,7 @@ pub enum Op {
     WaitChildren,
     /// `sched_setaffinity()`: restrict the task to these CPUs; a task on a CPU it may no longer use
     /// is moved at once (`__set_cpus_allowed_ptr()` -> `migration_cpu_stop()`).
-    SetAffinity(crate::cpumask::CpuMask),
+    SetAffinity(Box<crate::cpumask::CpuMask>),
     /// `setpriority()`: change the task's nice value (-20..19).
     SetNice(i32),
     /// `sched_setattr()` of a SCHED_OTHER task with `sched_runtime` in ns (rt-app's
@@ -152,6 +152,14 @@ pub enum Op {
     MarkStart,
     MarkEnd,
     Exit,
+}
+
+impl Op {
+    /// [`Op::SetAffinity`] of `mask`. The mask is boxed so that a 512-CPU mask does not make
+    /// every op of every program 64 bytes wide: the interpreter reads ops on every step.
+    pub fn affinity(mask: crate::cpumask::CpuMask) -> Op {
+        Op::SetAffinity(Box::new(mask))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

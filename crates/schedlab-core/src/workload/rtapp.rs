@@ -1171,7 +1171,7 @@ impl<'a> Build<'a> {
             for p in &t.phases {
                 if any_cpus {
                     let mask = p.cpus.or(t.cpus).unwrap_or(self.topo.all_cpus());
-                    ops.push(Op::SetAffinity(mask));
+                    ops.push(Op::affinity(mask));
                 }
                 if let Some(n) = p.nice {
                     ops.push(Op::SetNice(n));

@@ -139,14 +139,9 @@ impl TwoStep {
         }
         let mut main = vec![Op::MarkStart];
         for &cpu in &self.pins {
-            main.extend([Op::SetAffinity(CpuMask::single(cpu)), Op::Fork(1)]);
+            main.extend([Op::affinity(CpuMask::single(cpu)), Op::Fork(1)]);
         }
-        main.extend([
-            Op::SetAffinity(all),
-            Op::WaitChildren,
-            Op::MarkEnd,
-            Op::Exit,
-        ]);
+        main.extend([Op::affinity(all), Op::WaitChildren, Op::MarkEnd, Op::Exit]);
         let task = vec![
             Op::TakeEvent {
                 pool: 0,
@@ -157,7 +152,7 @@ impl TwoStep {
                 jitter_ppm: 0,
             },
             Op::Jump(0),
-            Op::SetAffinity(all),
+            Op::affinity(all),
             Op::Run {
                 work: self.work_ms * NSEC_PER_MSEC * WORK_SCALE,
                 jitter_ppm: 0,
@@ -199,7 +194,7 @@ mod tests {
         assert_eq!(pins, vec![1, 1, 2, 3, 4, 5]);
         assert!(!pins.contains(&0));
         assert_eq!(inst.deadline_after_start, Some(100 * NSEC_PER_MSEC));
-        assert_eq!(inst.programs[1].ops[3], Op::SetAffinity(juno().all_cpus()));
+        assert_eq!(inst.programs[1].ops[3], Op::affinity(juno().all_cpus()));
         assert_eq!(
             inst.programs[1].ops[4],
             Op::Run {

@@ -166,8 +166,12 @@ pub fn MachineEditor(props: &MachineProps) -> Html {
             if let Some(msg) = problem(p, MACHINE_ID) {
                 <p class="field-error" id="machine-error" role="alert">{ msg }</p>
             }
+            if m.unloaded_preset().is_some() {
+                <p class="hint" id="machine-loading">{"Loading the preset…"}</p>
+            }
             { for clusters }
-            <button type="button" class="secondary" id="add-cluster" onclick={on_add} {disabled}>
+            <button type="button" class="secondary" id="add-cluster" onclick={on_add}
+                disabled={disabled || m.unloaded_preset().is_some()}>
                 {"Add cluster"}
             </button>
         </div>

@@ -12,6 +12,7 @@ use schedlab_core::engine::Limits;
 use schedlab_core::experiment::VariantSpec;
 use schedlab_core::experiment::{MachineRef, Plan, Scenario, Sweep};
 use schedlab_core::kernel::{self, KernelConfig, SwitchDiff};
+use schedlab_core::topology::MachineSpec;
 use schedlab_core::Error;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,10 @@ pub struct Checked {
     pub domains: Vec<(String, DomainsVm)>,
     /// The preset the machine form equals, if any.
     pub machine_preset: Option<String>,
+    /// The spec of the preset the machine form named, when the page sent one not loaded yet
+    /// (`MachineForm::preset`): the page fills its form in from it.
+    #[serde(default)]
+    pub preset_spec: Option<MachineSpec>,
     /// Said when the scenario asks for limits above the page's: which were lowered, and where to
     /// run it as it is.
     pub limits_lowered: Option<String>,
@@ -136,7 +141,18 @@ fn rows(t: &mut String, rows: &[SwitchDiff]) {
 /// Builds the forms into a scenario, with the problems found and the domain views.
 pub fn check(forms: &Forms) -> Checked {
     let mut p = Problems::default();
-    let machine = forms.machine.build(&mut p);
+    let preset_spec = match forms.machine.resolve() {
+        Ok(spec) => spec,
+        Err(e) => {
+            p.add(machine::MACHINE_ID, e);
+            None
+        }
+    };
+    let machine = match (&preset_spec, forms.machine.unloaded_preset()) {
+        (Some(spec), name) => MachineForm::from_spec(spec, name).build(&mut p),
+        (None, Some(_)) => None,
+        (None, None) => forms.machine.build(&mut p),
+    };
     let machine_preset = match &machine {
         Some((MachineRef::Preset(name), _)) => Some(name.clone()),
         _ => None,
@@ -162,6 +178,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems,
         domains: domains.clone(),
         machine_preset: machine_preset.clone(),
+        preset_spec: preset_spec.clone(),
         limits_lowered: None,
         kernel_notes: kernel_notes.clone(),
     };
@@ -204,6 +221,7 @@ pub fn check(forms: &Forms) -> Checked {
         problems: p,
         domains,
         machine_preset,
+        preset_spec,
         limits_lowered,
         kernel_notes,
     }

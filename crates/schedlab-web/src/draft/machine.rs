@@ -69,6 +69,12 @@ pub struct ClusterForm {
     /// The cpufreq driver's figures, carried through as loaded (not a form field).
     #[serde(default)]
     pub cpufreq_driver: CpufreqDriverSpec,
+    /// The ITMT priority, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub itmt_prio: Option<u32>,
+    /// The HWP highest performance, carried through as loaded (not a form field).
+    #[serde(default)]
+    pub hwp_highest_perf: Option<u32>,
 }
 
 /// The machine as typed.
@@ -131,6 +137,8 @@ impl ClusterForm {
             hwp: c.hwp,
             power_rest: p.clone(),
             cpufreq_driver: c.cpufreq_driver.clone(),
+            itmt_prio: c.itmt_prio,
+            hwp_highest_perf: c.hwp_highest_perf,
         }
     }
 
@@ -209,6 +217,8 @@ impl ClusterForm {
             },
             hwp: self.hwp,
             cpufreq_driver: self.cpufreq_driver.clone(),
+            itmt_prio: self.itmt_prio,
+            hwp_highest_perf: self.hwp_highest_perf,
         })
     }
 }
@@ -286,14 +296,48 @@ impl MachineForm {
         }
     }
 
-    /// The form of a scenario's machine; an unknown preset gives `None` (the caller reports it).
-    pub fn from_ref(machine: &MachineRef) -> Option<MachineForm> {
-        match machine {
-            MachineRef::Preset(name) => presets::preset(name)
-                .ok()
-                .map(|s| MachineForm::from_spec(&s, Some(name))),
-            MachineRef::Custom(spec) => Some(MachineForm::from_spec(spec, None)),
+    /// A preset's form before its spec is known: its name, and no clusters yet. The page never
+    /// looks a preset up (the JSON presets alone would burst its wasm budget): the check worker
+    /// fills the form in ([`MachineForm::resolve`]) and the draft takes the filled form with the
+    /// check's answer. A loaded form always has a cluster (the last one cannot be removed).
+    pub fn preset(name: &str) -> MachineForm {
+        let summary = presets::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|i| presets::SUMMARIES.get(i));
+        MachineForm {
+            origin_preset: Some(name.to_string()),
+            name: name.to_string(),
+            description: summary.map(|s| s.to_string()).unwrap_or_default(),
+            llc: LlcSpan::Cluster,
+            clusters: Vec::new(),
         }
+    }
+
+    /// The preset this form still has to be filled in from, if it is one not yet loaded.
+    pub fn unloaded_preset(&self) -> Option<&str> {
+        self.origin_preset
+            .as_deref()
+            .filter(|_| self.clusters.is_empty())
+    }
+
+    /// The form of a scenario's machine: a preset's is filled in by the check worker.
+    pub fn from_ref(machine: &MachineRef) -> MachineForm {
+        match machine {
+            MachineRef::Preset(name) => MachineForm::preset(name),
+            MachineRef::Custom(spec) => MachineForm::from_spec(spec, None),
+        }
+    }
+
+    /// In the check worker: the spec of the preset this form has to be filled in from
+    /// (`Ok(None)` when the form is loaded already), or the message for an unknown preset. The
+    /// worker sends the spec, not the form: the page already reads specs (a scenario's custom
+    /// machine) and fills the form itself ([`MachineForm::from_spec`]).
+    pub fn resolve(&self) -> Result<Option<MachineSpec>, String> {
+        let Some(name) = self.unloaded_preset() else {
+            return Ok(None);
+        };
+        presets::preset(name).map(Some).map_err(|e| e.to_string())
     }
 
     /// The preset whose spec the form holds, if it still holds one unchanged.
@@ -302,11 +346,12 @@ impl MachineForm {
         (presets::preset(name).ok().as_ref() == Some(spec)).then_some(name)
     }
 
-    /// Adds a cluster like the last one (one core, consecutive CPU numbers, its own name).
+    /// Adds a cluster like the last one (one core, consecutive CPU numbers, its own name); a
+    /// preset not loaded yet has none to copy, and waits for its load.
     pub fn add_cluster(&mut self) {
-        let mut c = self.clusters.last().cloned().unwrap_or_else(|| {
-            ClusterForm::from_spec(&presets::preset("hikey960").expect("a preset").clusters[0])
-        });
+        let Some(mut c) = self.clusters.last().cloned() else {
+            return;
+        };
         c.set("name", format!("C{}", self.clusters.len()));
         c.set("cpu_ids", String::new());
         self.clusters.push(c);
@@ -385,7 +430,29 @@ mod tests {
     use super::*;
 
     fn form(preset: &str) -> MachineForm {
-        MachineForm::from_ref(&MachineRef::Preset(preset.into())).unwrap()
+        let unloaded = MachineForm::from_ref(&MachineRef::Preset(preset.into()));
+        assert_eq!(unloaded.unloaded_preset(), Some(preset));
+        let spec = unloaded
+            .resolve()
+            .unwrap()
+            .expect("a preset not loaded yet");
+        MachineForm::from_spec(&spec, Some(preset))
+    }
+
+    #[test]
+    fn a_preset_is_filled_in_by_the_worker_and_an_unknown_one_says_so() {
+        let f = form("alderlake-12900k");
+        assert_eq!(f.unloaded_preset(), None);
+        assert_eq!(f.resolve(), Ok(None), "a loaded form stays as it is");
+        assert_eq!(
+            f.clusters.len(),
+            presets::preset("alderlake-12900k").unwrap().clusters.len()
+        );
+        let mut empty = MachineForm::preset("alderlake-12900k");
+        empty.add_cluster();
+        assert!(empty.clusters.is_empty(), "nothing to copy before the load");
+        let e = MachineForm::preset("pdp-11").resolve().unwrap_err();
+        assert!(e.contains("pdp-11"), "{e}");
     }
 
     #[test]
@@ -398,7 +465,7 @@ mod tests {
             assert_eq!(topo.spec, presets::preset(name).unwrap());
             // As a custom machine, the spec comes back equal field for field.
             let spec = presets::preset(name).unwrap();
-            let custom = MachineForm::from_ref(&MachineRef::Custom(spec.clone())).unwrap();
+            let custom = MachineForm::from_ref(&MachineRef::Custom(spec.clone()));
             let (r, _) = custom.build(&mut Problems::default()).unwrap();
             assert_eq!(r, MachineRef::Custom(spec), "{name}");
         }

@@ -88,6 +88,9 @@ pub struct Draft {
     /// taskset and limits are kept as they are.
     pub base: Scenario,
     pub machine: MachineForm,
+    /// The machine form the draft started with (filled in with `machine` when its preset loads),
+    /// for [`Draft::machine_modified`].
+    base_machine: MachineForm,
     pub workload: WorkloadForm,
     pub variants: Vec<VariantForm>,
     /// What the forms built at the last check; `Err` lists what to fix.
@@ -121,12 +124,9 @@ fn next_revision() -> u64 {
 
 impl Draft {
     pub fn new(base: &Scenario) -> Draft {
-        let machine = MachineForm::from_ref(&base.machine).unwrap_or_else(|| {
-            MachineForm::from_spec(
-                &presets::preset(presets::NAMES[0]).expect("the first preset builds"),
-                Some(presets::NAMES[0]),
-            )
-        });
+        // A preset's form is filled in by the first check (`MachineForm::preset`); an unknown
+        // preset is reported there, at the machine.
+        let machine = MachineForm::from_ref(&base.machine);
         let sweep = base
             .sweep
             .as_ref()
@@ -135,6 +135,7 @@ impl Draft {
         let machine_preset = machine.origin_preset.clone();
         let mut d = Draft {
             base: base.clone(),
+            base_machine: machine.clone(),
             machine,
             workload: WorkloadForm::from_spec(&base.workload, sweep),
             variants: base.variants.iter().map(VariantForm::from_spec).collect(),
@@ -183,6 +184,14 @@ impl Draft {
     pub fn accept(&mut self, revision: u64, checked: Checked) -> bool {
         if revision != self.revision {
             return false;
+        }
+        // The preset the forms named is filled in: the answer is of the filled-in form.
+        if let (Some(spec), Some(name)) = (&checked.preset_spec, self.machine.unloaded_preset()) {
+            let form = MachineForm::from_spec(spec, Some(name));
+            if self.base_machine == self.machine {
+                self.base_machine = form.clone();
+            }
+            self.machine = form;
         }
         self.problems = checked.problems;
         self.built = match checked.scenario {
@@ -248,7 +257,7 @@ impl Draft {
 
     /// Whether the machine form differs from the machine the draft started with.
     pub fn machine_modified(&self) -> bool {
-        MachineForm::from_ref(&self.base.machine).as_ref() != Some(&self.machine)
+        self.base_machine != self.machine
     }
 
     /// Applies an edit; its check is due at once.
@@ -273,8 +282,8 @@ impl Draft {
     fn change(&mut self, edit: Edit) {
         match edit {
             Edit::Preset(name) => {
-                if let Ok(spec) = presets::preset(&name) {
-                    self.machine = MachineForm::from_spec(&spec, Some(&name));
+                if presets::NAMES.contains(&name.as_str()) {
+                    self.machine = MachineForm::preset(&name);
                 }
             }
             Edit::MachineName(t) => self.machine.name = t,
@@ -338,7 +347,7 @@ impl Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_core::experiment::Plan;
+    use schedlab_core::experiment::{MachineRef, Plan};
     use schedlab_core::scenarios;
 
     /// A draft whose first check came back, as the check worker would answer it.
@@ -377,6 +386,44 @@ mod tests {
         // Another draft's revisions never collide with this one's.
         let other = Draft::new(&s);
         assert!(other.check_due().unwrap() > second);
+    }
+
+    #[test]
+    fn a_preset_is_filled_in_by_the_check_and_the_page_never_looks_it_up() {
+        let s = scenarios::builtin("hikey960-asym-packing").unwrap();
+        let mut d = Draft::new(&s);
+        assert_eq!(d.machine.unloaded_preset(), Some("hikey960-dynamiq"));
+        assert_eq!(d.machine_preset.as_deref(), Some("hikey960-dynamiq"));
+        assert!(!d.machine_modified());
+        d.check_now();
+        assert_eq!(d.machine.unloaded_preset(), None);
+        assert_eq!(d.machine.clusters.len(), 2);
+        assert!(
+            !d.machine_modified(),
+            "the loaded form is the one started from"
+        );
+        assert!(d.scenario().is_ok());
+        // Another preset: unloaded until its check, then filled in, and a change of machine.
+        d.apply(Edit::Preset("alderlake-12900k".into()));
+        assert_eq!(d.machine.unloaded_preset(), Some("alderlake-12900k"));
+        assert!(d.scenario().is_err(), "nothing runs before the check");
+        d.check_now();
+        assert!(!d.machine.clusters.is_empty());
+        assert!(d.machine_modified());
+        assert_eq!(d.machine_preset.as_deref(), Some("alderlake-12900k"));
+        let built = d.scenario().unwrap();
+        assert_eq!(built.machine, MachineRef::Preset("alderlake-12900k".into()));
+        // A name that is no preset is not taken; a scenario naming one is reported at the machine.
+        d.apply(Edit::Preset("pdp-11".into()));
+        assert_eq!(d.machine.origin_preset.as_deref(), Some("alderlake-12900k"));
+        let mut bad = s.clone();
+        bad.machine = MachineRef::Preset("pdp-11".into());
+        let d = new_draft(&bad);
+        assert!(d
+            .problems
+            .get(machine::MACHINE_ID)
+            .unwrap()
+            .contains("pdp-11"));
     }
 
     #[test]
