@@ -11,7 +11,38 @@
 //! OPP's power times its active time `min(util / capacity(f), 1)`. Floats, as LISA computes them:
 //! this is a test oracle, not a kernel quantity.
 
-use crate::power::em::EmPerfDomain;
+use crate::kernel::KernelConfig;
+use crate::power::em::{em_register, EmPerfDomain};
+use crate::topology::Topology;
+
+/// The platform's energy model as debugfs shows it: one perf domain per cpufreq policy with the
+/// table its driver registers (`em_dev_register_perf_domain()`), whether or not the scheduler
+/// then uses it (LISA reads the model whatever the governor; `build_perf_domains()`' EAS gates
+/// are the kernel's business). `None` when some policy has no model.
+pub fn platform_perf_domains(
+    topo: &Topology,
+    config: &KernelConfig,
+    arch_capacity: &[u64],
+) -> Option<Vec<EmPerfDomain>> {
+    let mut pds: Vec<EmPerfDomain> = Vec::new();
+    for cpu in 0..topo.nr_cpus() {
+        if pds.iter().any(|pd| pd.cpus.test(cpu)) {
+            continue;
+        }
+        let policy = &topo.policies[topo.cpus[cpu].policy];
+        let fd = &topo.freq_domains[policy.clock];
+        let power = &topo.spec.clusters[topo.cpus[cpu].cluster].power;
+        let first = policy.cpus.first().unwrap_or(cpu);
+        pds.push(em_register(
+            power,
+            &fd.opps_khz,
+            policy.cpus,
+            *arch_capacity.get(first)?,
+            config.em_power_uw,
+        )?);
+    }
+    Some(pds)
+}
 
 /// One CPU's active states: (capacity, power), ascending frequency.
 #[derive(Clone, Debug, PartialEq)]

@@ -206,3 +206,28 @@ fn every_lisa_scenario_runs_and_checks() {
         }
     }
 }
+
+/// The placement rule tells EAS from no EAS: HiKey960's three small tasks fit the littles; with
+/// feec (v6.12) the placement is within ThreeSmallTasks' 20% of the optimum, without EAS
+/// (`eas: none`, same kernel otherwise) the wake-up path spreads them over big CPUs and fails.
+#[test]
+fn three_small_tasks_placement_needs_eas() {
+    let mut s = scenario("lisa-hikey960-three-small-tasks")
+        .unwrap()
+        .unwrap();
+    let mut off = s.variants[0].clone();
+    off.name = "no-eas".into();
+    off.config = Some(serde_json::json!({"eas": "none"}));
+    s.variants.push(off);
+    let plan = Plan::new(&s).unwrap();
+    let lines = check(&plan).unwrap().unwrap();
+    let placement = |v: &str| {
+        lines
+            .iter()
+            .find(|l| l.variant == v && l.rule == "test_task_placement")
+            .unwrap()
+            .pass
+    };
+    assert!(placement(BASELINE));
+    assert!(!placement("no-eas"));
+}
