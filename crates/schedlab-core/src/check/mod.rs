@@ -25,7 +25,7 @@ pub mod rta;
 #[cfg(test)]
 mod tests;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::experiment::{MachineRef, Plan, RunTrace, Scenario, VariantSpec, SCENARIO_VERSION};
 use crate::kernel::{build_config, Governor};
 use crate::topology::{presets, Topology};
@@ -221,11 +221,10 @@ fn build_scenario(test: LisaTest, preset: &str) -> Result<Scenario> {
             config: None,
         })
         .collect();
-    let workload: WorkloadSpec = serde_json::from_value(serde_json::json!({
-        "kind": "rt-app",
-        "json": json,
-    }))
-    .map_err(|e| Error::Scenario(e.to_string()))?;
+    let workload = WorkloadSpec::RtApp(crate::workload::rtapp::RtApp {
+        json,
+        speed: Default::default(),
+    });
     Ok(Scenario {
         version: SCENARIO_VERSION,
         name: format!("lisa-{preset}-{}", test.slug()),

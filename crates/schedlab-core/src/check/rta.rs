@@ -194,51 +194,50 @@ impl Task {
     }
 }
 
-/// rt-app JSON for `tasks` as LISA's `RTA.by_profile()` writes it (see the module doc).
+/// rt-app JSON for `tasks` as LISA's `RTA.by_profile()` writes it (see the module doc), tasks
+/// and phases in key order. Written out by hand (names are LISA's own, `[a-z0-9_]`), so the page's
+/// wasm needs no JSON value machinery for it.
 pub fn rtapp_json(tasks: &[Task], plat: &Platform) -> String {
-    use serde_json::{json, Map, Value};
+    let list = |cpus: &[usize]| {
+        cpus.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let all: Vec<usize> = (0..plat.nr_cpus).collect();
     let calib = plat.biggest_class().first().copied().unwrap_or(0);
-    let mut ts = Map::new();
-    for task in tasks {
-        let mut phases = Map::new();
-        for (i, p) in task.phases.iter().enumerate() {
-            let mut ph = Map::new();
-            let (loops, run, sleep) = p.events();
-            ph.insert("loop".into(), json!(loops));
-            match p.duty_pct {
-                0 => {
-                    ph.insert("sleep".into(), json!(sleep));
-                }
-                100 => {
-                    ph.insert("run".into(), json!(run));
-                }
-                _ => {
-                    ph.insert("run".into(), json!(run));
-                    ph.insert(
-                        "timer".into(),
-                        json!({"ref": task.name, "period": p.period_us}),
-                    );
-                }
-            }
-            ph.insert("cpus".into(), json!(p.cpus.as_ref().unwrap_or(&all)));
-            phases.insert(format!("phase_{i:06}"), Value::Object(ph));
-        }
-        let mut t = Map::new();
-        t.insert("loop".into(), json!(task.loops));
+    let mut order: Vec<&Task> = tasks.iter().collect();
+    order.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut s = format!(
+        "{{\n  \"global\": {{\n    \"duration\": -1,\n    \"calibration\": \"CPU{calib}\",\n    \
+         \"default_policy\": \"SCHED_OTHER\"\n  }},\n  \"tasks\": {{"
+    );
+    for (ti, task) in order.iter().enumerate() {
+        s += if ti > 0 { ",\n" } else { "\n" };
+        s += &format!(
+            "    \"{}\": {{\n      \"loop\": {},\n",
+            task.name, task.loops
+        );
         if task.delay_us > 0 {
-            t.insert("delay".into(), json!(task.delay_us));
+            s += &format!("      \"delay\": {},\n", task.delay_us);
         }
-        t.insert("phases".into(), Value::Object(phases));
-        ts.insert(task.name.clone(), Value::Object(t));
+        s += "      \"phases\": {";
+        for (i, p) in task.phases.iter().enumerate() {
+            let (loops, run, sleep) = p.events();
+            s += if i > 0 { ",\n" } else { "\n" };
+            s += &format!("        \"phase_{i:06}\": {{\"loop\": {loops}, ");
+            s += &match p.duty_pct {
+                0 => format!("\"sleep\": {sleep}, "),
+                100 => format!("\"run\": {run}, "),
+                _ => format!(
+                    "\"run\": {run}, \"timer\": {{\"ref\": \"{}\", \"period\": {}}}, ",
+                    task.name, p.period_us
+                ),
+            };
+            s += &format!("\"cpus\": [{}]}}", list(p.cpus.as_deref().unwrap_or(&all)));
+        }
+        s += "\n      }\n    }";
     }
-    let doc = json!({
-        "global": {
-            "duration": -1,
-            "calibration": format!("CPU{calib}"),
-            "default_policy": "SCHED_OTHER",
-        },
-        "tasks": Value::Object(ts),
-    });
-    serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+    s += "\n  }\n}\n";
+    s
 }
