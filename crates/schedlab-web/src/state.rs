@@ -42,11 +42,8 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// A built-in, or one of LISA's tests (`lisa-*`, not listed among the experiments).
     pub fn builtin(name: &str) -> Result<Loaded, String> {
-        let scenario = schedlab_core::check::scenario(name)
-            .unwrap_or_else(|| scenarios::builtin(name))
-            .map_err(|e| e.to_string())?;
+        let scenario = scenarios::builtin(name).map_err(|e| e.to_string())?;
         Ok(Loaded { scenario })
     }
 }
@@ -55,9 +52,7 @@ impl Loaded {
 /// old-style `?scenario=` link reproduces it, and the CLI names it (`--runs`, `--seed`); else only
 /// a share link or the scenario file does.
 pub fn is_builtin_as_shipped(scenario: &Scenario) -> bool {
-    let builtin = schedlab_core::check::scenario(&scenario.name)
-        .unwrap_or_else(|| scenarios::builtin(&scenario.name));
-    builtin.is_ok_and(|mut b| {
+    scenarios::builtin(&scenario.name).is_ok_and(|mut b| {
         b.runs = scenario.runs;
         b.seed = scenario.seed;
         b == *scenario
