@@ -164,6 +164,9 @@ enum Command {
         #[arg(long, value_parser = parse_report)]
         report: Option<Report>,
     },
+    /// LISA's scheduler tests (`lisa-*` scenarios, all of them without a name): run each and
+    /// print PASS/FAIL per rule with the figures. A FAIL is a result, not an error.
+    Check { scenario: Option<String> },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
     Bench {
         scenario: String,
@@ -296,7 +299,10 @@ fn run(cmd: Command) -> Result<String, Error> {
         }
         Command::Reproduce { scenario, opts } => {
             // A suite prints one table per member; as JSON, an array of tables.
-            let members = scenarios::expand(&scenario)?;
+            let members = match schedlab_core::check::scenario(&scenario) {
+                Some(s) => vec![s?],
+                None => scenarios::expand(&scenario)?,
+            };
             let mut out = Vec::new();
             for s in members {
                 let extra = scenarios::cover_letter_reports(&s.name);
@@ -391,6 +397,26 @@ fn run(cmd: Command) -> Result<String, Error> {
                 &[],
             ))
         }
+        Command::Check { scenario } => {
+            let names = match scenario {
+                Some(n) => vec![n],
+                None => schedlab_core::check::scenario_names(),
+            };
+            let mut out = String::new();
+            for n in names {
+                let plan = Plan::new(&load_scenario(&n)?)?;
+                let lines = schedlab_core::check::check(&plan)?.ok_or_else(|| {
+                    Error::Scenario(format!(
+                        "'{n}' is not a LISA scenario (schedlab list shows the lisa-* ones)"
+                    ))
+                })?;
+                out.push_str(&format!("{n}\n"));
+                for l in &lines {
+                    out.push_str(&format!("  {}\n", l.to_text()));
+                }
+            }
+            Ok(out)
+        }
         Command::Bench {
             scenario,
             runs,
@@ -426,6 +452,8 @@ fn run(cmd: Command) -> Result<String, Error> {
 fn load_scenario(name_or_path: &str) -> Result<Scenario, Error> {
     if name_or_path.ends_with(".json") {
         read_scenario(name_or_path)
+    } else if let Some(s) = schedlab_core::check::scenario(name_or_path) {
+        s
     } else {
         scenarios::builtin(name_or_path)
     }
@@ -635,6 +663,10 @@ fn list() -> String {
     s.push_str("scenarios:\n");
     for b in scenarios::BUILTIN {
         s.push_str(&format!("  {:<26} {}\n", b.name, b.title));
+    }
+    s.push_str("LISA's scheduler tests (schedlab check):\n");
+    for name in schedlab_core::check::scenario_names() {
+        s.push_str(&format!("  {name}\n"));
     }
     s.push_str("suites (several scenarios, one experiment):\n");
     for (name, members) in scenarios::SUITES {

@@ -129,6 +129,36 @@ pub enum TraceEvent {
     },
     /// A frequency domain changed frequency.
     Frequency { t: u64, domain: usize, khz: u32 },
+    /// `sched_pelt_se` (`trace_pelt_se_tp()`, v5.2+, the tracepoint LISA's kernel module turns
+    /// into `lisa__sched_pelt_se`): a task's PELT signals, recorded here as the task switches in
+    /// and out on `cpu` (the kernel fires it at every `update_load_avg()` of the entity, which
+    /// `put_prev_entity()` / `set_next_entity()` and the enqueue / dequeue around a switch make;
+    /// the updates at ticks in between are left out). Not printed by [`to_ftrace`].
+    PeltSe {
+        t: u64,
+        cpu: usize,
+        task: usize,
+        util: u64,
+        load: u64,
+    },
+    /// rt-app's per-activation slack (`rt-app.c` `run()`: at a `timer` event, the timer's next
+    /// expiry minus now; negative when the run overran the period), the `Slack` column of the
+    /// rt-app log LISA's `PerfAnalysis` reads. Not printed by [`to_ftrace`].
+    RtappSlack { t: u64, task: usize, slack_ns: i64 },
+}
+
+impl TraceEvent {
+    /// When the event happened, ns.
+    pub fn t(&self) -> u64 {
+        match *self {
+            TraceEvent::Switch { t, .. }
+            | TraceEvent::Migrate { t, .. }
+            | TraceEvent::Wakeup { t, .. }
+            | TraceEvent::Frequency { t, .. }
+            | TraceEvent::PeltSe { t, .. }
+            | TraceEvent::RtappSlack { t, .. } => t,
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,6 +260,8 @@ pub fn to_ftrace(
                 }
                 lines
             }
+            // LISA's and rt-app's own records, not the kernel's sched events.
+            TraceEvent::PeltSe { .. } | TraceEvent::RtappSlack { .. } => continue,
         };
         s.push_str(&line);
         s.push('\n');

@@ -48,6 +48,27 @@ pub struct FinishedVm {
     /// [`ResultsVm::with_records`] adds them.
     #[serde(default)]
     pub results_jsonl: String,
+    /// LISA's pass rules of a `lisa-*` scenario as `schedlab check` prints them ([`lisa_checks`]);
+    /// empty for any other scenario.
+    #[serde(default)]
+    pub checks: Vec<String>,
+}
+
+/// `schedlab check` of a `lisa-*` scenario, one line per rule (computed here in the job worker:
+/// the rules trace a run of each variant); empty for any other scenario. An error is one line.
+pub fn lisa_checks(scenario: &Scenario) -> Vec<String> {
+    use schedlab_core::check;
+    if check::test_of(&scenario.name).is_none() {
+        return Vec::new();
+    }
+    match schedlab_core::experiment::Plan::new(scenario).and_then(|p| check::check(&p)) {
+        Ok(lines) => lines
+            .unwrap_or_default()
+            .iter()
+            .map(|l| l.to_text())
+            .collect(),
+        Err(e) => vec![format!("ERROR {e}")],
+    }
 }
 
 impl ResultsVm {
@@ -76,6 +97,7 @@ impl ResultsVm {
                 results_json: export::results_json(table),
                 results_csv: export::results_csv(table),
                 results_jsonl: String::new(),
+                checks: lisa_checks(scenario),
             }),
             ..ResultsVm::running(table)
         }
@@ -122,9 +144,30 @@ mod tests {
         let means: serde_json::Value = serde_json::from_str(&back.means_figure).unwrap();
         assert_eq!(means, TableVm::new(&table).figure());
         assert!(f.histogram_figure.is_some(), "E3 has a histogram");
+        assert!(f.checks.is_empty(), "not a LISA scenario");
         // A running job's table has no per-run views yet.
         let running = ResultsVm::running(&table);
         assert!(running.finished.is_none());
         assert_eq!(running.table, vm.table);
+    }
+
+    /// A LISA scenario's finished results carry its checks, as `schedlab check` prints them.
+    #[test]
+    fn a_lisa_scenario_carries_its_checks() {
+        let s = schedlab_core::check::scenario("lisa-juno-r2-one-small-task")
+            .unwrap()
+            .unwrap();
+        let plan = Plan::new(&s).unwrap();
+        let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        let vm = ResultsVm::finished(&plan.table(&results), &s);
+        let want: Vec<String> = schedlab_core::check::check(&plan)
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(|l| l.to_text())
+            .collect();
+        let f = vm.finished.unwrap();
+        assert_eq!(f.checks, want);
+        assert!(f.checks[0].contains("test_task_placement"));
     }
 }

@@ -76,6 +76,7 @@ impl Engine<'_> {
                         .saturating_add(period);
                     self.timer_next[timer] = Some(next);
                     self.w.tasks[t].pc += 1;
+                    self.trace_rtapp_slack(t, next);
                     if now < next {
                         self.block(cpu, t, TaskState::Sleeping);
                         self.arm_timer(t, cpu, next);

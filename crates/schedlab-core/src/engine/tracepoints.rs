@@ -56,6 +56,30 @@ impl Engine<'_> {
                 prev_state,
                 next,
             });
+            // `sched_pelt_se` of the two tasks, as the switch's entity updates leave them.
+            for task in [prev, next].into_iter().flatten() {
+                let se = &self.w.tasks[task];
+                if se.state != TaskState::Exited {
+                    tr.push(TraceEvent::PeltSe {
+                        t: self.w.now,
+                        cpu,
+                        task,
+                        util: se.avg.util_avg,
+                        load: se.avg.load_avg,
+                    });
+                }
+            }
+        }
+    }
+    /// rt-app's slack of an activation: the timer's next expiry `next` minus now.
+    pub(super) fn trace_rtapp_slack(&mut self, task: TaskId, next: u64) {
+        if let Some(tr) = &mut self.trace {
+            let now = self.w.now;
+            tr.push(TraceEvent::RtappSlack {
+                t: now,
+                task,
+                slack_ns: next as i64 - now as i64,
+            });
         }
     }
     pub(super) fn trace_wakeup(&mut self, task: TaskId, cpu: usize, new: bool) {

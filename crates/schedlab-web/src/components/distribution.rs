@@ -76,6 +76,13 @@ pub fn Distributions(props: &DistributionsProps) -> Html {
                 <p class="hint">{ format!("Runs of each variant by {} (all parameter values together), in the scenario's buckets.", t.metric) }</p>
                 <Plot id="histogram-chart" figure={h} image_name={format!("{}-histogram", props.image_name)} />
             }
+            if !f.checks.is_empty() {
+                <h3>{"LISA checks"}</h3>
+                <p class="hint">{"LISA's pass rules for this test, from a traced run of each variant (schedlab check)."}</p>
+                <ul class="lisa-checks" id="lisa-checks">
+                    { for f.checks.iter().map(|l| html! { <li><code>{ l.clone() }</code></li> }) }
+                </ul>
+            }
             if !f.wake_classes.is_empty() {
                 <h3>{"Wake-up classification"}</h3>
                 <p class="hint">{"Wake-ups summed over all runs, by task size (big: does not fit ~80% of the smallest capacity), \
