@@ -53,6 +53,9 @@ enum Format {
     Table,
     Json,
     Csv,
+    /// mmtests' compare-kernels layout (Amean/Hmean, Stddev, CoeffVar, Min, Max, BAmean.95; the
+    /// change with positive = better; '*' where Welch's t-test at 95% finds it significant).
+    Mmtests,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -427,6 +430,17 @@ fn execute_reports(
                 for &q in extra {
                     text.push('\n');
                     text.push_str(&plan.table_of(&results, q).to_text());
+                }
+            }
+            text
+        }
+        Format::Mmtests => {
+            let kernels = plan.kernel_names();
+            let mut text = table.to_mmtests(&kernels);
+            if opts.report.is_none() {
+                for &q in extra {
+                    text.push('\n');
+                    text.push_str(&plan.table_of(&results, q).to_mmtests(&kernels));
                 }
             }
             text

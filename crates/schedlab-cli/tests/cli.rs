@@ -342,3 +342,47 @@ fn kernels_diff_rejects_unknown_names_in_one_line() {
         assert!(err.starts_with("schedlab: unknown"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn mmtests_format_is_compare_kernels_with_stars() {
+    let (code, out, err) = schedlab(&["reproduce", "hikey960-asym-packing", "--format", "mmtests"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "hikey960-asym-packing: time (s), lower is better");
+    // Two header lines: the kernels, then the variants, each right-aligned over 23 columns.
+    assert!(
+        lines[1]
+            .trim_end()
+            .ends_with("v4.16                  v4.16"),
+        "{out}"
+    );
+    assert!(
+        lines[2].trim_end().ends_with("dynamiq-asym-packing"),
+        "{out}"
+    );
+    // Every statistic once per swept value, in mmtests' order.
+    for (i, stat) in ["Min", "Amean", "Stddev", "CoeffVar", "Max", "BAmean.95"]
+        .iter()
+        .enumerate()
+    {
+        for (j, threads) in (1..=8).enumerate() {
+            let line = lines[3 + i * 8 + j];
+            assert!(
+                line.starts_with(&format!("{stat:<9} threads-{threads} ")),
+                "{line}"
+            );
+        }
+    }
+    // One thread on the big cluster (the patch) beats the scheduler's little placement: a
+    // positive, significant change on the mean row, and stars only there.
+    let amean1 = lines
+        .iter()
+        .find(|l| l.starts_with("Amean     threads-1"))
+        .unwrap();
+    assert!(amean1.trim_end().ends_with('*'), "{amean1}");
+    assert!(!amean1.contains("* -"), "{amean1}");
+    assert!(lines
+        .iter()
+        .filter(|l| !l.starts_with("Amean"))
+        .all(|l| !l.contains('*')));
+}

@@ -726,7 +726,7 @@ impl Plan {
             .collect();
         let names: Vec<String> = self.variants.iter().map(|v| v.name.clone()).collect();
         let (name, unit, higher) = quantity.describe(self.metric);
-        ComparisonTable::build(
+        let table = ComparisonTable::build(
             &self.scenario.name,
             name,
             unit,
@@ -736,7 +736,21 @@ impl Plan {
             &names,
             &self.params,
             &values,
-        )
+        );
+        match self.scenario.sweep {
+            None => table.with_workload(self.scenario.workload.kind_name()),
+            Some(_) => table,
+        }
+    }
+
+    /// Each variant's baseline kernel, in variant order: the first header line of the mmtests
+    /// layout (`ComparisonTable::to_mmtests`).
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.scenario
+            .variants
+            .iter()
+            .map(|v| v.baseline.clone())
+            .collect()
     }
 
     /// The sched-domain hierarchy a variant builds on this machine.

@@ -386,6 +386,20 @@ impl WorkloadSpec {
         }
     }
 
+    /// The workload's name as a scenario's `kind` spells it (`rt-app`, `gitsource`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            WorkloadSpec::SysbenchCpu(_) => "sysbench-cpu",
+            WorkloadSpec::Hackbench(_) => "hackbench",
+            WorkloadSpec::Ebizzy(_) => "ebizzy",
+            WorkloadSpec::RtApp(_) => "rt-app",
+            WorkloadSpec::Tbench(_) => "tbench",
+            WorkloadSpec::Kernbench(_) => "kernbench",
+            WorkloadSpec::Gitsource(_) => "gitsource",
+            WorkloadSpec::TwoStep(_) => "two-step",
+        }
+    }
+
     /// Parameters a scenario may sweep.
     pub fn sweepable(&self) -> &'static [&'static str] {
         match self {
