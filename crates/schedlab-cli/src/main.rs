@@ -2,14 +2,14 @@
 //! exits non-zero on bad input; nothing here panics on user input.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use progress::Failure;
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
 use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 mod kernels;
+mod progress;
 
 #[derive(Parser)]
 #[command(
@@ -195,7 +195,10 @@ struct RunOpts {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match run(cli.command) {
         Ok(out) => {
             // A reader that stops early (`| head`) is not an error.
@@ -210,12 +213,32 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("schedlab: {e}");
-            ExitCode::FAILURE
+            match e {
+                Failure::Interrupted { .. } => ExitCode::from(130),
+                Failure::Run(_) => ExitCode::FAILURE,
+            }
         }
     }
 }
 
-fn run(cmd: Command) -> Result<String, Error> {
+/// A command line clap rejects, said once on one line like every other error (clap's own text
+/// adds "error: ", a usage block and a tip); `--help` and `--version` print as clap prints them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("bad command line");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!("schedlab: {first} (see --help)");
+    ExitCode::from(2)
+}
+
+fn run(cmd: Command) -> Result<String, Failure> {
     match cmd {
         Command::List => Ok(list()),
         Command::Kernels { cmd: None, format } => {
@@ -372,31 +395,11 @@ fn default_jobs() -> usize {
         .unwrap_or(1)
 }
 
-/// Runs every run of the plan on `jobs` threads; results come back in index order, and a failure
-/// is the lowest-indexed run's, whichever thread got there first.
-fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
-    let jobs = jobs.unwrap_or_else(default_jobs).clamp(1, 64);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<RunResult, Error>)>> =
-        Mutex::new(Vec::with_capacity(plan.len()));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= plan.len() {
-                    break;
-                }
-                let r = plan.run(i);
-                results.lock().unwrap().push((i, r));
-            });
-        }
-    });
-    let mut all = results.into_inner().unwrap();
-    all.sort_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, r)| r).collect()
+fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Failure> {
+    progress::run_all(plan, jobs.unwrap_or_else(default_jobs))
 }
 
-fn execute(scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
+fn execute(scenario: Scenario, opts: &RunOpts) -> Result<String, Failure> {
     execute_reports(scenario, opts, &[])
 }
 
@@ -406,7 +409,7 @@ fn execute_reports(
     mut scenario: Scenario,
     opts: &RunOpts,
     extra: &[Quantity],
-) -> Result<String, Error> {
+) -> Result<String, Failure> {
     if let Some(r) = opts.runs {
         scenario.runs = r;
     }
