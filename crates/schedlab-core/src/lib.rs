@@ -9,6 +9,7 @@ pub mod error;
 pub mod rng;
 pub mod units;
 
+pub mod cost;
 pub mod cpufreq;
 pub mod domains;
 pub mod engine;

@@ -43,6 +43,8 @@ pub struct FinishedVm {
     pub results_json: String,
     /// `schedlab run --format csv` (`export::results_csv`).
     pub results_csv: String,
+    /// `schedlab run --format mmtests` (`export::results_mmtests`), for "Copy as mmtests text".
+    pub results_mmtests: String,
 }
 
 impl ResultsVm {
@@ -70,6 +72,7 @@ impl ResultsVm {
                 scenario_file: export::scenario_json(scenario),
                 results_json: export::results_json(table),
                 results_csv: export::results_csv(table),
+                results_mmtests: export::results_mmtests(table, scenario),
             }),
             ..ResultsVm::running(table)
         }
@@ -96,6 +99,14 @@ mod tests {
         assert_eq!(back.table, TableVm::new(&table));
         let f = back.finished.as_ref().unwrap();
         assert_eq!(f.results_csv, table.to_csv());
+        assert_eq!(
+            f.results_mmtests,
+            table.to_mmtests(&[
+                "v4.18".to_string(),
+                "v4.18".to_string(),
+                "v4.18".to_string()
+            ])
+        );
         assert_eq!(f.results_json, export::results_json(&table));
         assert_eq!(f.wake_classes, table.wake_classes);
         assert_eq!(f.scenario_file, format!("{}\n", s.to_json()));
