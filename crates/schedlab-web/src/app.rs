@@ -344,8 +344,12 @@ fn Main() -> Html {
     {
         // The embed view runs the linked scenario as soon as it is checked; the full page does
         // when a link named a scenario whose estimated cost is small.
+        // `?autorun=0` opens the full page without running (to edit first; the e2e tests).
         let on_run = on_run.clone();
-        let ready = page.autorun(embed);
+        let held = *use_memo((), |_| {
+            query().and_then(|q| q.get("autorun")).as_deref() == Some("0")
+        });
+        let ready = page.autorun(embed) && (embed || !held);
         use_effect_with(ready, move |ready| {
             if *ready {
                 on_run.emit(());

@@ -195,9 +195,19 @@ impl TableVm {
         } else {
             "lower is better"
         };
-        match &self.workload {
+        let what = match &self.workload {
             Some(w) => format!("{}{unit} of {w}; {better}", self.metric),
             None => format!("{}{unit} by {}; {better}", self.metric, self.param_name),
+        };
+        let tested = self
+            .rows
+            .iter()
+            .flat_map(|r| r.cells.iter().flatten())
+            .any(|c| c.significant.is_some());
+        if tested {
+            format!("{what}; * significant, ~ within run-to-run noise (Welch's t-test, 95%)")
+        } else {
+            what
         }
     }
 
@@ -301,7 +311,7 @@ impl TableVm {
         json!({
             "data": data,
             "layout": {
-                "xaxis": { "type": "category", "title": { "text": self.workload.clone().unwrap_or_default() } },
+                "xaxis": { "type": "category", "automargin": true, "title": { "text": self.workload.clone().unwrap_or_default() } },
                 "yaxis": { "title": { "text": format!("mean {}{unit}, min to max", self.metric) }, "rangemode": "tozero" },
                 "showlegend": false,
                 "margin": { "l": 60, "r": 16, "t": 16, "b": 50 },
