@@ -438,12 +438,11 @@ fn execute_reports(
             text
         }
         Format::Mmtests => {
-            let kernels = plan.kernel_names();
-            let mut text = table.to_mmtests(&kernels);
+            let mut text = plan.mmtests_text(&table);
             if opts.report.is_none() {
                 for &q in extra {
                     text.push('\n');
-                    text.push_str(&plan.table_of(&results, q).to_mmtests(&kernels));
+                    text.push_str(&plan.mmtests_text(&plan.table_of(&results, q)));
                 }
             }
             text

@@ -751,6 +751,15 @@ impl Plan {
         }
     }
 
+    /// The table of `results` in mmtests' layout: each variant's baseline kernel heads its
+    /// columns, values with the workload's decimal places (`ComparisonTable::to_mmtests`).
+    pub fn mmtests_text(&self, table: &ComparisonTable) -> String {
+        table.to_mmtests(
+            &self.kernel_names(),
+            self.scenario.workload.mmtests_decimals(),
+        )
+    }
+
     /// Each variant's baseline kernel, in variant order: the first header line of the mmtests
     /// layout (`ComparisonTable::to_mmtests`).
     pub fn kernel_names(&self) -> Vec<String> {

@@ -31,10 +31,10 @@ use std::fmt::Write;
 /// Significance level of the stars: 5% (95% confidence).
 pub const ALPHA: f64 = 0.05;
 
-/// mmtests' `_FieldLength` for a summary (12), `_CompareLength` (7) and `_Precision` (2).
+/// mmtests' `_FieldLength` for a summary (12) and `_CompareLength` (7); `_Precision` is the
+/// workload's (`WorkloadSpec::mmtests_decimals`).
 const FIELD: usize = 12;
 const COMPARE: usize = 7;
-const PRECISION: usize = 2;
 
 /// The statistics of one cell's runs as mmtests' multi-sample summary computes them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -218,10 +218,10 @@ impl Stat {
 }
 
 impl ComparisonTable {
-    /// The table in compare-kernels' layout. `kernels[i]` heads variant i's columns above its
-    /// name (the variant's baseline kernel); missing entries leave that line blank. Cells without
-    /// runs print as mmtests prints missing data: 0 with no change.
-    pub fn to_mmtests(&self, kernels: &[String]) -> String {
+    /// The table in compare-kernels' layout, values with `decimals` places. `kernels[i]` heads
+    /// variant i's columns above its name (the variant's baseline kernel); missing entries leave
+    /// that line blank. Cells without runs print as mmtests prints missing data: 0 with no change.
+    pub fn to_mmtests(&self, kernels: &[String], decimals: usize) -> String {
         let higher = self.higher_is_better;
         let ops: Vec<String> = self.rows.iter().map(|r| self.row_label(r)).collect();
         let stat_w = Stat::ALL
@@ -285,7 +285,7 @@ impl ComparisonTable {
                     let (open, close) = if star { ('*', '*') } else { ('(', ')') };
                     let _ = write!(
                         s,
-                        "{value:>FIELD$.PRECISION$} {open}{change:>COMPARE$.2}%{close}"
+                        "{value:>FIELD$.decimals$} {open}{change:>COMPARE$.2}%{close}"
                     );
                 }
                 s.push('\n');
@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn the_layout_is_compare_kernels() {
         let t = table(false, vec![10.0, 11.0, 12.0], vec![8.0, 8.1, 8.2]);
-        let text = t.to_mmtests(&["v6.7".into(), "v6.7".into()]);
+        let text = t.to_mmtests(&["v6.7".into(), "v6.7".into()], 2);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "t: time (s), lower is better");
         // Stat names are 9 wide ("BAmean.95"), the row label 8 ("groups-4"): 18 before the
@@ -346,7 +346,7 @@ mod tests {
         assert_eq!(lines.len(), 9);
         // A wider patch: t = 3.87 but k = 2, not significant.
         let t = table(false, vec![10.0, 11.0, 12.0], vec![8.0, 8.5, 9.0]);
-        let text = t.to_mmtests(&[]);
+        let text = t.to_mmtests(&[], 2);
         let mean = text.lines().find(|l| l.starts_with("Amean")).unwrap();
         assert!(mean.ends_with("8.50 (  22.73%)"), "{mean}");
     }
@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn higher_is_better_uses_the_harmonic_mean_and_pdiff() {
         let t = table(true, vec![100.0, 200.0], vec![150.0, 150.0]);
-        let text = t.to_mmtests(&[]);
+        let text = t.to_mmtests(&[], 2);
         // Hmean(100, 200) = 133.33; 150 is 12.5% more: positive is better.
         let mean = text.lines().find(|l| l.starts_with("Hmean")).unwrap();
         assert!(mean.contains("133.33 (   0.00%)"), "{mean}");
@@ -370,10 +370,14 @@ mod tests {
     #[test]
     fn a_worse_result_has_a_negative_change() {
         let t = table(false, vec![10.0, 10.0], vec![11.0, 11.0]);
-        let text = t.to_mmtests(&[]);
+        let text = t.to_mmtests(&[], 2);
         let mean = text.lines().find(|l| l.starts_with("Amean")).unwrap();
         // Zero variance on both sides and different means: significant.
         assert!(mean.ends_with("11.00 * -10.00%*"), "{mean}");
+        // hackbench's shellpack asks for 4 decimal places.
+        let mean = t.to_mmtests(&[], 4);
+        let mean = mean.lines().find(|l| l.starts_with("Amean")).unwrap();
+        assert!(mean.ends_with("    11.0000 * -10.00%*"), "{mean}");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub fn results_mmtests(table: &ComparisonTable, scenario: &Scenario) -> String {
         .iter()
         .map(|v| v.baseline.clone())
         .collect();
-    table.to_mmtests(&kernels)
+    table.to_mmtests(&kernels, scenario.workload.mmtests_decimals())
 }
 
 /// A file name stem that says what the file holds: scenario, runs per cell and seed.

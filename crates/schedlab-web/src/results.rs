@@ -101,11 +101,7 @@ mod tests {
         assert_eq!(f.results_csv, table.to_csv());
         assert_eq!(
             f.results_mmtests,
-            table.to_mmtests(&[
-                "v4.18".to_string(),
-                "v4.18".to_string(),
-                "v4.18".to_string()
-            ])
+            Plan::new(&s).unwrap().mmtests_text(&table)
         );
         assert_eq!(f.results_json, export::results_json(&table));
         assert_eq!(f.wake_classes, table.wake_classes);

@@ -400,6 +400,15 @@ impl WorkloadSpec {
         }
     }
 
+    /// Decimal places of the workload's values in mmtests' tables (`ComparisonTable::to_mmtests`):
+    /// its shellpack's `DecimalPlaces` (hackbench 4), else mmtests' default `_Precision`, 2.
+    pub fn mmtests_decimals(&self) -> usize {
+        match self {
+            WorkloadSpec::Hackbench(_) => 4,
+            _ => 2,
+        }
+    }
+
     /// Parameters a scenario may sweep.
     pub fn sweepable(&self) -> &'static [&'static str] {
         match self {
