@@ -26,8 +26,18 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
-/** Opens the page, recording console errors, page errors and every request's host. */
-async function open(ctx, base, query = `?scenario=${SCENARIO}`, viewport = { width: 1280, height: 900 }) {
+/** `?autorun=0` added to a page link: a link to a small scenario runs it on load, and most tests
+ * want to set runs and seed first. */
+function held(query) {
+  if (/[?&](view=embed|autorun=)/.test(query)) return query;
+  const [q, hash] = query.split('#');
+  const sep = q === '' ? '?' : q.includes('?') ? '&' : '?';
+  return `${q}${sep}autorun=0${hash === undefined ? '' : `#${hash}`}`;
+}
+
+/** Opens the page, recording console errors, page errors and every request's host. A link to a
+ * scenario is held (`held`) unless `autorun` is true. */
+async function open(ctx, base, query = `?scenario=${SCENARIO}`, viewport = { width: 1280, height: 900 }, autorun = false) {
   const page = await ctx.context.newPage();
   await page.setViewportSize(viewport);
   const errors = [];
@@ -43,7 +53,7 @@ async function open(ctx, base, query = `?scenario=${SCENARIO}`, viewport = { wid
     const u = new URL(r.url());
     if (!['blob:', 'data:'].includes(u.protocol) && u.hostname !== '127.0.0.1') foreign.push(r.url());
   });
-  await page.goto(base + query);
+  await page.goto(base + (autorun ? query : held(query)));
   await page.waitForSelector('#run', { timeout: 30000 });
   await page.waitForSelector('#domains', { timeout: 30000 });
   return { page, errors, foreign };
@@ -305,8 +315,9 @@ test('the bench hook reports elapsed ms (?bench=1)', async (ctx, base) => {
 
 // ---- Scenario editing (machine, workload, variants) and share links ---------------------------
 
-/** Opens an absolute URL (a share link) with the same error recording as `open`. */
-async function openUrl(ctx, url, viewport = { width: 1280, height: 900 }) {
+/** Opens an absolute URL (a share link) with the same error recording as `open`, held like it
+ * unless `autorun` is true. */
+async function openUrl(ctx, url, viewport = { width: 1280, height: 900 }, autorun = false) {
   const page = await ctx.context.newPage();
   await page.setViewportSize(viewport);
   const errors = [];
@@ -314,7 +325,7 @@ async function openUrl(ctx, url, viewport = { width: 1280, height: 900 }) {
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url);
+  await page.goto(autorun ? url : held(url));
   await page.waitForSelector('#run', { timeout: 30000 });
   // The check worker's first answer: the form is what the page will run.
   await page.waitForSelector('#controls[data-checking="false"]', { timeout: 30000 });
@@ -901,6 +912,43 @@ function lowContrast(page) {
     return [...new Set(bad)];
   });
 }
+
+test('a link from a cover letter shows its numbers without a click; a big one says its cost and waits', async (ctx, base) => {
+  // E5 has no sweep: its row is named by the workload, its chart is a dot per variant.
+  const { page, errors } = await openUrl(ctx, `${base}?scenario=juno-use-all-littles&runs=2&seed=1`, undefined, true);
+  await waitDone(page);
+  const label = (await page.textContent('#comparison tbody th.param')).trim();
+  assert(label === 'two-step', `the row is labelled ${label}`);
+  assert((await page.textContent('#comparison thead th.param')).trim() === 'workload', 'the row heading');
+  const cli = spawnSync(CLI, ['reproduce', 'juno-use-all-littles', '--runs', '2', '--seed', '1', '--format', 'json'], { encoding: 'utf8' });
+  const table = JSON.parse(cli.stdout);
+  for (const [i, c] of table.rows[0].cells.entries()) {
+    const cell = await page.$(`#comparison td.mean[data-variant="${c.variant}"]`);
+    assert(Number(await cell.getAttribute('data-mean')) === c.mean, `${c.variant}: the mean differs from the CLI's`);
+    const sig = await cell.getAttribute('data-significant');
+    assert(i === 0 ? sig === null : sig === String(c.significant), `${c.variant}: significant ${sig}, CLI ${c.significant}`);
+  }
+  const stars = await page.$$eval('#comparison .sig.yes', (s) => s.length);
+  assert(stars === table.rows[0].cells.filter((c) => c.significant).length, `${stars} stars`);
+  // Copy as mmtests text: the CLI's --format mmtests, byte for byte.
+  await ctx.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#export-mmtests');
+  await page.waitForSelector('#export-mmtests-done');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const mm = spawnSync(CLI, ['reproduce', 'juno-use-all-littles', '--runs', '2', '--seed', '1', '--format', 'mmtests', '--report', 'value'], { encoding: 'utf8' });
+  assert(copied === mm.stdout, `the copied mmtests text differs from the CLI's:\n${copied}\n---\n${mm.stdout}`);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, 'no-sweep-1280.png'), fullPage: false });
+  await page.close();
+  // The same scenario at 1000 runs a cell is estimated big: it waits, and says what it would cost.
+  const big = await openUrl(ctx, `${base}?scenario=power9-bigcore-asym-smt&runs=1000`, undefined, true);
+  await big.page.waitForSelector('#cost-note');
+  const note = await big.page.textContent('#cost-note');
+  assert(/3000 runs/.test(note) && /Press Run/.test(note), `cost note: ${note}`);
+  assert((await big.page.getAttribute('#status', 'data-state')) === 'idle', 'the big scenario started');
+  assert(errors.length === 0 && big.errors.length === 0, `console errors: ${[...errors, ...big.errors].join(' | ')}`);
+  await big.page.close();
+});
 
 test('readable contrast: every text on the page meets WCAG AA, results and run detail included', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);

@@ -2,14 +2,14 @@
 //! exits non-zero on bad input; nothing here panics on user input.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use progress::Failure;
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
 use schedlab_core::{domains::SchedDomains, kernel, records, scenarios, topology, Error};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 mod kernels;
+mod progress;
 
 #[derive(Parser)]
 #[command(
@@ -55,6 +55,9 @@ enum Format {
     Csv,
     /// One JSON line per run after a header (the raw data: `schedlab merge` reads it back).
     Jsonl,
+    /// mmtests' compare-kernels layout (Amean/Hmean, Stddev, CoeffVar, Min, Max, BAmean.95; the
+    /// change with positive = better; '*' where Welch's t-test at 95% finds it significant).
+    Mmtests,
 }
 
 /// `--report`: a table quantity by its name ([`Quantity::name`]: value, energy, power,
@@ -240,7 +243,10 @@ struct RunOpts {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match run(cli.command) {
         Ok(out) => {
             // A reader that stops early (`| head`) is not an error.
@@ -255,12 +261,32 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("schedlab: {e}");
-            ExitCode::FAILURE
+            match e {
+                Failure::Interrupted { .. } => ExitCode::from(130),
+                Failure::Run(_) => ExitCode::FAILURE,
+            }
         }
     }
 }
 
-fn run(cmd: Command) -> Result<String, Error> {
+/// A command line clap rejects, said once on one line like every other error (clap's own text
+/// adds "error: ", a usage block and a tip); `--help` and `--version` print as clap prints them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("bad command line");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!("schedlab: {first} (see --help)");
+    ExitCode::from(2)
+}
+
+fn run(cmd: Command) -> Result<String, Failure> {
     match cmd {
         Command::List => Ok(list()),
         Command::Kernels { cmd: None, format } => {
@@ -352,9 +378,9 @@ fn run(cmd: Command) -> Result<String, Error> {
                 // A machine preset prints as the MachineSpec a scenario's "machine" can hold.
                 Err(e) if !hash => match topology::presets::preset(&scenario) {
                     Ok(m) => return Ok(format!("{}\n", serde_json::to_string_pretty(&m).unwrap())),
-                    Err(_) => return Err(e),
+                    Err(_) => return Err(e.into()),
                 },
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             };
             if let Some(r) = runs {
                 s.runs = r;
@@ -499,41 +525,22 @@ fn default_jobs() -> usize {
         .unwrap_or(1)
 }
 
-/// Runs every run of the plan on `jobs` threads; results come back in index order, and a failure
-/// is the lowest-indexed run's, whichever thread got there first.
-fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
+/// Runs every run of the plan on `jobs` threads (a progress bar on a terminal, Ctrl-C stops).
+fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Failure> {
     let all: Vec<usize> = (0..plan.len()).collect();
     run_indices(plan, &all, jobs)
 }
 
-/// Runs the given runs of the plan (ascending indices) on `jobs` threads, as [`run_all`].
+/// Runs the given runs of the plan (ascending indices), as [`run_all`].
 fn run_indices(
     plan: &Plan,
     indices: &[usize],
     jobs: Option<usize>,
-) -> Result<Vec<RunResult>, Error> {
-    let jobs = jobs.unwrap_or_else(default_jobs).clamp(1, 64);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, Result<RunResult, Error>)>> =
-        Mutex::new(Vec::with_capacity(indices.len()));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = indices.get(k) else {
-                    break;
-                };
-                let r = plan.run(i);
-                results.lock().unwrap().push((i, r));
-            });
-        }
-    });
-    let mut all = results.into_inner().unwrap();
-    all.sort_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, r)| r).collect()
+) -> Result<Vec<RunResult>, Failure> {
+    progress::run_indices(plan, indices, jobs.unwrap_or_else(default_jobs))
 }
 
-fn execute(scenario: Scenario, opts: &RunOpts) -> Result<String, Error> {
+fn execute(scenario: Scenario, opts: &RunOpts) -> Result<String, Failure> {
     execute_reports(scenario, opts, &[])
 }
 
@@ -543,7 +550,7 @@ fn execute_reports(
     mut scenario: Scenario,
     opts: &RunOpts,
     extra: &[Quantity],
-) -> Result<String, Error> {
+) -> Result<String, Failure> {
     if let Some(r) = opts.runs {
         scenario.runs = r;
     }
@@ -559,7 +566,8 @@ fn execute_reports(
         return Err(Error::Scenario(
             "--shard writes run records: add --format jsonl (and `schedlab merge` the parts)"
                 .into(),
-        ));
+        )
+        .into());
     }
     let plan = Plan::new(&scenario)?;
     let results = match shard {
@@ -601,6 +609,16 @@ fn render(
                 for &q in extra {
                     text.push('\n');
                     text.push_str(&plan.table_of(results, q).to_text());
+                }
+            }
+            text
+        }
+        Format::Mmtests => {
+            let mut text = plan.mmtests_text(&table);
+            if report.is_none() {
+                for &q in extra {
+                    text.push('\n');
+                    text.push_str(&plan.mmtests_text(&plan.table_of(results, q)));
                 }
             }
             text

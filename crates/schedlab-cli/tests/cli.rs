@@ -435,3 +435,133 @@ fn show_prints_a_machine_preset_that_runs_as_a_custom_machine() {
     assert_eq!((code, err.lines().count()), (1, 1), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn mmtests_format_is_compare_kernels_with_stars() {
+    let (code, out, err) = schedlab(&["reproduce", "hikey960-asym-packing", "--format", "mmtests"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "hikey960-asym-packing: time (s), lower is better");
+    // Two header lines: the kernels, then the variants, each right-aligned over 23 columns.
+    assert!(
+        lines[1]
+            .trim_end()
+            .ends_with("v4.16                  v4.16"),
+        "{out}"
+    );
+    assert!(
+        lines[2].trim_end().ends_with("dynamiq-asym-packing"),
+        "{out}"
+    );
+    // Every statistic once per swept value, in mmtests' order.
+    for (i, stat) in ["Min", "Amean", "Stddev", "CoeffVar", "Max", "BAmean.95"]
+        .iter()
+        .enumerate()
+    {
+        for (j, threads) in (1..=8).enumerate() {
+            let line = lines[3 + i * 8 + j];
+            assert!(
+                line.starts_with(&format!("{stat:<9} threads-{threads} ")),
+                "{line}"
+            );
+        }
+    }
+    // One thread on the big cluster (the patch) beats the scheduler's little placement: a
+    // positive, significant change on the mean row, and stars only there.
+    let amean1 = lines
+        .iter()
+        .find(|l| l.starts_with("Amean     threads-1"))
+        .unwrap();
+    assert!(amean1.trim_end().ends_with('*'), "{amean1}");
+    assert!(!amean1.contains("* -"), "{amean1}");
+    assert!(lines
+        .iter()
+        .filter(|l| !l.starts_with("Amean"))
+        .all(|l| !l.contains('*')));
+}
+
+#[test]
+fn a_bad_flag_a_bad_file_and_an_unknown_scenario_each_say_it_once_on_one_line() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{ not json").unwrap();
+    let bad = bad.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, i32, String)> = vec![
+        (
+            vec!["reproduce", "juno-use-all-littles", "--runs", "x"],
+            2,
+            "schedlab: invalid value 'x' for '--runs <RUNS>': invalid digit found in string \
+             (see --help)"
+                .to_string(),
+        ),
+        (
+            vec!["run", bad, "--format", "xml"],
+            2,
+            "schedlab: invalid value 'xml' for '--format <FORMAT>'".to_string(),
+        ),
+        (
+            vec!["run", bad],
+            1,
+            format!("schedlab: invalid scenario: {bad}: not valid JSON: "),
+        ),
+        (
+            vec!["reproduce", "no-such-scenario"],
+            1,
+            "schedlab: unknown scenario 'no-such-scenario'; known: hikey960-asym-packing, "
+                .to_string(),
+        ),
+    ];
+    for (args, code, start) in cases {
+        let (got, out, err) = schedlab(&args);
+        assert_eq!(got, code, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with(&start), "{args:?}: {err}");
+        for once in ["schedlab:", "invalid scenario", "error", "unknown scenario"] {
+            assert!(
+                err.matches(once).count() <= 1,
+                "{args:?}: {once} twice: {err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn piped_runs_draw_no_progress_and_ctrl_c_says_how_many_runs_finished() {
+    // Piped stderr: nothing but the result.
+    let (code, out, err) = schedlab(&["reproduce", "juno-use-all-littles", "--runs", "2"]);
+    assert_eq!(code, 0);
+    assert!(!out.is_empty());
+    assert!(err.is_empty(), "{err}");
+    // Ctrl-C (SIGINT) in the middle of a long sweep: the runs in progress finish, nothing is
+    // printed on stdout, and stderr says how many of how many runs finished.
+    let child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["reproduce", "hikey960-asym-packing", "--runs", "200"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(out.stdout.is_empty());
+    let last = err.lines().last().unwrap();
+    let rest = last
+        .strip_prefix("schedlab: interrupted: ")
+        .unwrap_or_else(|| panic!("{err}"));
+    let (done, total) = rest
+        .strip_suffix(" runs finished")
+        .and_then(|r| r.split_once(" of "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(total, "3200");
+    assert!(done.parse::<usize>().unwrap() < 3200, "{err}");
+    assert!(err.contains("stopping after the runs in progress"), "{err}");
+}

@@ -750,17 +750,25 @@ impl Plan {
 
     /// Runs one simulation.
     pub fn run(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false, false).map(|(r, _)| r)
+        self.simulate(index, false, false, self.scenario.limits)
+            .map(|(r, _)| r)
+    }
+
+    /// Runs one simulation under `limits` instead of the scenario's (the cost probe,
+    /// `cost::estimate`).
+    pub fn run_within(&self, index: usize, limits: crate::engine::Limits) -> Result<RunResult> {
+        self.simulate(index, false, false, limits).map(|(r, _)| r)
     }
 
     /// Runs one simulation verifying the engine's invariants after every event (slow; for tests).
     pub fn run_checked(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false, true).map(|(r, _)| r)
+        self.simulate(index, false, true, self.scenario.limits)
+            .map(|(r, _)| r)
     }
 
     /// Runs one simulation recording its scheduler events and decisions.
     pub fn run_traced(&self, index: usize) -> Result<RunTrace> {
-        let (result, out) = self.simulate(index, true, false)?;
+        let (result, out) = self.simulate(index, true, false, self.scenario.limits)?;
         let inst = &self.instances[result.param_index];
         Ok(RunTrace {
             variant: self.variants[result.variant].name.clone(),
@@ -782,7 +790,13 @@ impl Plan {
         })
     }
 
-    fn simulate(&self, index: usize, trace: bool, check: bool) -> Result<(RunResult, RunOutcome)> {
+    fn simulate(
+        &self,
+        index: usize,
+        trace: bool,
+        check: bool,
+        limits: crate::engine::Limits,
+    ) -> Result<(RunResult, RunOutcome)> {
         if index >= self.len() {
             return Err(Error::Scenario(format!(
                 "run {index} does not exist; the plan has {} runs",
@@ -793,13 +807,7 @@ impl Plan {
         let v = &self.variants[variant];
         let seed = self.run_seed(param_index, repetition);
         let world = World::new(self.topo.clone(), v.domains.clone(), v.config.clone());
-        let mut engine = Engine::new(
-            world,
-            &self.instances[param_index],
-            seed,
-            self.scenario.limits,
-            trace,
-        );
+        let mut engine = Engine::new(world, &self.instances[param_index], seed, limits, trace);
         if check {
             engine = engine.with_invariant_checks();
         }
@@ -903,7 +911,7 @@ impl Plan {
             .collect();
         let names: Vec<String> = self.variants.iter().map(|v| v.name.clone()).collect();
         let (name, unit, higher) = quantity.describe(self.metric);
-        ComparisonTable::build(
+        let table = ComparisonTable::build(
             &self.scenario.name,
             name,
             unit,
@@ -913,7 +921,30 @@ impl Plan {
             &names,
             &self.params,
             &values,
+        );
+        match self.scenario.sweep {
+            None => table.with_workload(self.scenario.workload.kind_name()),
+            Some(_) => table,
+        }
+    }
+
+    /// The table of `results` in mmtests' layout: each variant's baseline kernel heads its
+    /// columns, values with the workload's decimal places (`ComparisonTable::to_mmtests`).
+    pub fn mmtests_text(&self, table: &ComparisonTable) -> String {
+        table.to_mmtests(
+            &self.kernel_names(),
+            self.scenario.workload.mmtests_decimals(),
         )
+    }
+
+    /// Each variant's baseline kernel, in variant order: the first header line of the mmtests
+    /// layout (`ComparisonTable::to_mmtests`).
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.scenario
+            .variants
+            .iter()
+            .map(|v| v.baseline.clone())
+            .collect()
     }
 
     /// The sched-domain hierarchy a variant builds on this machine.

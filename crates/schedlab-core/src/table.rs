@@ -17,6 +17,11 @@ pub struct Cell {
     pub diff_pct: Option<f64>,
     /// Every run's value, in repetition order.
     pub runs: Vec<f64>,
+    /// Whether the mean differs from the first variant's significantly (Welch's t-test at 95%
+    /// on mmtests' mean of the metric's kind, `mmtests::significant`); None for the first
+    /// variant and where either side has fewer than two runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub significant: Option<bool>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -34,6 +39,10 @@ pub struct ComparisonTable {
     pub unit: String,
     pub higher_is_better: bool,
     pub param_name: String,
+    /// The workload's name, for a scenario without a sweep: its one row is labelled by it
+    /// rather than by `param_name` and a parameter value (`row_label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
     pub seed: u64,
     pub variants: Vec<String>,
     pub rows: Vec<Row>,
@@ -84,6 +93,7 @@ impl ComparisonTable {
         let mut rows = Vec::new();
         for (pi, &param) in params.iter().enumerate() {
             let base = Summary::of(&values[pi][0]);
+            let base_runs = &values[pi][0];
             let mut cells = Vec::new();
             for (vi, name) in variants.iter().enumerate() {
                 let Some(s) = Summary::of(&values[pi][vi]) else {
@@ -103,6 +113,11 @@ impl ComparisonTable {
                     max: s.max,
                     diff_pct,
                     runs: values[pi][vi].clone(),
+                    significant: if vi == 0 {
+                        None
+                    } else {
+                        crate::mmtests::significant(base_runs, &values[pi][vi], higher_is_better)
+                    },
                 });
             }
             if !cells.is_empty() {
@@ -115,11 +130,27 @@ impl ComparisonTable {
             unit: unit.into(),
             higher_is_better,
             param_name: param_name.into(),
+            workload: None,
             seed,
             variants: variants.to_vec(),
             rows,
             histogram: Vec::new(),
             wake_classes: Vec::new(),
+        }
+    }
+
+    /// Labels the one row of a scenario without a sweep by its workload.
+    pub fn with_workload(mut self, name: &str) -> ComparisonTable {
+        self.workload = Some(name.to_string());
+        self
+    }
+
+    /// A row's label: the workload's name for a scenario without a sweep, else
+    /// `param_name-value` (mmtests' operation names, `groups-4`).
+    pub fn row_label(&self, row: &Row) -> String {
+        match &self.workload {
+            Some(w) => w.clone(),
+            None => format!("{}-{}", self.param_name, row.param),
         }
     }
 
@@ -169,8 +200,14 @@ impl ComparisonTable {
             },
             self.seed
         );
-        let mut head1 = format!("{:>8} ", "");
-        let mut head2 = format!("{:>8} ", self.param_name);
+        // A scenario without a sweep names its workload where a sweep names its parameter.
+        let (column, label): (&str, Option<&str>) = match &self.workload {
+            Some(w) => ("workload", Some(w)),
+            None => (&self.param_name, None),
+        };
+        let lw = label.map_or(8, |l| l.len().max(8));
+        let mut head1 = format!("{:>lw$} ", "");
+        let mut head2 = format!("{:>lw$} ", column);
         for (i, v) in self.variants.iter().enumerate() {
             let w = if i == 0 { W } else { W + 9 };
             head1.push_str(&format!("| {:<w$}", v));
@@ -187,7 +224,10 @@ impl ComparisonTable {
         s.push_str(head2.trim_end());
         s.push('\n');
         for row in &self.rows {
-            let mut line = format!("{:>8} ", row.param);
+            let mut line = match label {
+                Some(l) => format!("{l:>lw$} "),
+                None => format!("{:>lw$} ", row.param),
+            };
             for (i, v) in self.variants.iter().enumerate() {
                 match row.cells.iter().find(|c| &c.variant == v) {
                     Some(c) => {

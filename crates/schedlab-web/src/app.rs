@@ -342,9 +342,14 @@ fn Main() -> Html {
     };
 
     {
-        // The embed view runs the linked scenario as soon as it is checked.
+        // The embed view runs the linked scenario as soon as it is checked; the full page does
+        // when a link named a scenario whose estimated cost is small.
+        // `?autorun=0` opens the full page without running (to edit first; the e2e tests).
         let on_run = on_run.clone();
-        let ready = embed && page.job == 0 && !page.draft.stale();
+        let held = *use_memo((), |_| {
+            query().and_then(|q| q.get("autorun")).as_deref() == Some("0")
+        });
+        let ready = page.autorun(embed) && (embed || !held);
         use_effect_with(ready, move |ready| {
             if *ready {
                 on_run.emit(());
@@ -443,6 +448,9 @@ fn Main() -> Html {
                 }
                 if let Some(note) = &page.draft.limits_lowered {
                     <p class="hint" id="limits-lowered" role="note">{ note.clone() }</p>
+                }
+                if let Some(note) = page.waiting_note() {
+                    <p class="hint" id="cost-note" role="note">{ note }</p>
                 }
                 <Progress progress={page.progress()} state={page.phase.name()} message={page.message.clone()} />
             </section>

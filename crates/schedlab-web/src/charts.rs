@@ -50,6 +50,14 @@ fn unit_suffix(table: &ComparisonTable) -> String {
     }
 }
 
+/// "threads 4", or the workload's name without a sweep.
+fn row_text(table: &ComparisonTable, param: u64) -> String {
+    match &table.workload {
+        Some(w) => w.clone(),
+        None => format!("{} {}", table.param_name, fmt_param(param as f64)),
+    }
+}
+
 /// The strip chart and the thinning it applied (k: every k-th repetition is drawn).
 pub fn distribution_figure(table: &ComparisonTable, scenario: &Scenario) -> (Value, usize) {
     let points: usize = table
@@ -76,9 +84,8 @@ pub fn distribution_figure(table: &ComparisonTable, scenario: &Scenario) -> (Val
                 y.push(value);
                 custom.push(json!([pi, v, rep]));
                 text.push(format!(
-                    "{name}, {} {}, repetition {rep}: {}{unit}<br>click to trace this run",
-                    table.param_name,
-                    fmt_param(row.param as f64),
+                    "{name}, {}, repetition {rep}: {}{unit}<br>click to trace this run",
+                    row_text(table, row.param),
                     fmt_value(value)
                 ));
             }
@@ -101,12 +108,19 @@ pub fn distribution_figure(table: &ComparisonTable, scenario: &Scenario) -> (Val
     let ticks: Vec<String> = table
         .rows
         .iter()
-        .map(|r| fmt_param(r.param as f64))
+        .map(|r| match &table.workload {
+            Some(w) => w.clone(),
+            None => fmt_param(r.param as f64),
+        })
         .collect();
+    let x_title = match &table.workload {
+        Some(_) => "workload",
+        None => table.param_name.as_str(),
+    };
     let figure = json!({
         "data": data,
         "layout": {
-            "xaxis": { "title": { "text": table.param_name }, "tickmode": "array",
+            "xaxis": { "title": { "text": x_title }, "tickmode": "array",
                        "tickvals": (0..table.rows.len()).collect::<Vec<_>>(), "ticktext": ticks,
                        "range": [-0.5, table.rows.len() as f64 - 0.5], "zeroline": false,
                        "showgrid": false },

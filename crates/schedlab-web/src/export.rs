@@ -29,6 +29,17 @@ pub fn results_csv(table: &ComparisonTable) -> String {
     table.to_csv()
 }
 
+/// `schedlab run FILE --format mmtests` (with `--report` for another quantity): compare-kernels'
+/// layout, the variants' baselines heading their columns.
+pub fn results_mmtests(table: &ComparisonTable, scenario: &Scenario) -> String {
+    let kernels: Vec<String> = scenario
+        .variants
+        .iter()
+        .map(|v| v.baseline.clone())
+        .collect();
+    table.to_mmtests(&kernels, scenario.workload.mmtests_decimals())
+}
+
 /// A file name stem that says what the file holds: scenario, runs per cell and seed.
 pub fn stem(scenario: &Scenario) -> String {
     let safe: String = scenario

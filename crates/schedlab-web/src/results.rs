@@ -48,6 +48,8 @@ pub struct FinishedVm {
     /// [`ResultsVm::with_records`] adds them.
     #[serde(default)]
     pub results_jsonl: String,
+    /// `schedlab run --format mmtests` (`export::results_mmtests`), for "Copy as mmtests text".
+    pub results_mmtests: String,
     /// LISA's pass rules of a `lisa-*` scenario as `schedlab check` prints them ([`lisa_checks`]);
     /// empty for any other scenario.
     #[serde(default)]
@@ -98,6 +100,7 @@ impl ResultsVm {
                 results_csv: export::results_csv(table),
                 results_jsonl: String::new(),
                 checks: lisa_checks(scenario),
+                results_mmtests: export::results_mmtests(table, scenario),
             }),
             ..ResultsVm::running(table)
         }
@@ -132,6 +135,10 @@ mod tests {
         assert_eq!(back.table, TableVm::new(&table));
         let f = back.finished.as_ref().unwrap();
         assert_eq!(f.results_csv, table.to_csv());
+        assert_eq!(
+            f.results_mmtests,
+            Plan::new(&s).unwrap().mmtests_text(&table)
+        );
         assert_eq!(f.results_json, export::results_json(&table));
         assert_eq!(f.results_jsonl, records::to_jsonl(&plan, None, &results));
         let merged = records::merge(&[("page", &f.results_jsonl)]).unwrap();

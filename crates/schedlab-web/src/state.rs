@@ -137,6 +137,9 @@ pub struct Page {
     pub draft: Rc<Draft>,
     /// Why the address's share link could not be opened (the page fell back to the default).
     pub link_error: Option<String>,
+    /// The address named the scenario (`?scenario=` or a share link): a reader followed a link
+    /// to these numbers, so a small scenario runs at once (`Page::autorun`).
+    pub from_link: bool,
 }
 
 pub enum Action {
@@ -204,6 +207,7 @@ impl Page {
                 &scenarios::builtin(scenarios::BUILTIN[0].name).expect("the first built-in loads"),
             )),
             link_error: None,
+            from_link: false,
         };
         page.apply(Action::SelectScenario(name));
         if let Some(r) = runs {
@@ -221,7 +225,9 @@ impl Page {
     pub fn open(link: Link) -> Page {
         match link {
             Link::Builtin { name, runs, seed } => {
-                Page::new(name.as_deref(), runs.as_deref(), seed.as_deref())
+                let mut page = Page::new(name.as_deref(), runs.as_deref(), seed.as_deref());
+                page.from_link = name.is_some() && page.loaded.is_ok();
+                page
             }
             Link::Scenario(payload) => {
                 // An unknown preset is the one thing the forms cannot hold (they would fall back
@@ -246,6 +252,7 @@ impl Page {
                         page.scenario_name = scenario.name.clone();
                         page.draft = Rc::new(Draft::new(&scenario));
                         page.loaded = Ok(Rc::new(Loaded { scenario }));
+                        page.from_link = true;
                     }
                     Err(e) => {
                         page.link_error = Some(format!(
@@ -262,6 +269,39 @@ impl Page {
     pub fn configured(&self) -> Result<Scenario, String> {
         self.loaded.as_ref().map_err(|e| e.clone())?;
         configure(self.draft.scenario()?, &self.runs_text, &self.seed_text)
+    }
+
+    /// The estimated cost of the scenario as configured (runs included), once it is checked.
+    pub fn cost(&self) -> Option<schedlab_core::cost::Cost> {
+        if self.draft.stale() {
+            return None;
+        }
+        let one = self.draft.cost?;
+        let runs = self.configured().ok()?.runs as usize;
+        Some(schedlab_core::cost::Cost {
+            runs: one.runs.saturating_mul(runs),
+            ..one
+        })
+    }
+
+    /// Whether to run now, unasked: nothing has run yet, the scenario is checked and runs, and
+    /// either the view is the embed (which has no Run button) or the page was opened from a
+    /// link to a scenario small enough to run without asking (`cost::SMALL_EVENTS`).
+    pub fn autorun(&self, embed: bool) -> bool {
+        self.job == 0
+            && !self.draft.stale()
+            && (embed || (self.from_link && self.cost().is_some_and(|c| c.is_small())))
+    }
+
+    /// What a link to a big scenario says instead of running it.
+    pub fn waiting_note(&self) -> Option<String> {
+        let cost = self.cost()?;
+        (self.from_link && self.job == 0 && !cost.is_small()).then(|| {
+            format!(
+                "Not run yet: this scenario is estimated at {}. Press Run to start it.",
+                cost.text()
+            )
+        })
     }
 
     pub fn progress(&self) -> ProgressVm {
@@ -759,6 +799,52 @@ mod tests {
         let s = page.configured().unwrap();
         assert_eq!((s.runs, s.seed), (4, 2));
         assert!(is_builtin_as_shipped(&s));
+    }
+
+    #[test]
+    fn a_link_to_a_small_scenario_runs_on_load_and_a_big_one_waits_and_says_its_cost() {
+        let open = |name: &str, runs: &str| {
+            let mut page = Page::open(Link::Builtin {
+                name: Some(name.into()),
+                runs: Some(runs.into()),
+                seed: None,
+            });
+            assert!(!page.autorun(false), "not before the check");
+            settle(&mut page);
+            page
+        };
+        // Every built-in as shipped is small: a link to one runs at once.
+        for b in scenarios::BUILTIN {
+            let mut page = Page::open(Link::Builtin {
+                name: Some(b.name.into()),
+                runs: None,
+                seed: None,
+            });
+            settle(&mut page);
+            assert!(page.from_link);
+            assert!(page.autorun(false), "{}: {:?}", b.name, page.cost());
+            assert_eq!(page.waiting_note(), None);
+        }
+        // The same scenario at 1000 runs a cell: estimated big, so it waits and says why.
+        let page = open("power9-bigcore-asym-smt", "1000");
+        let cost = page.cost().unwrap();
+        assert_eq!(cost.runs, 3 * 1000, "three variants, no sweep");
+        assert!(!page.autorun(false));
+        let note = page.waiting_note().unwrap();
+        assert!(
+            note.contains("(3000 runs)") && note.contains("Press Run"),
+            "{note}"
+        );
+        // The embed view has no Run button: it runs whatever the link holds.
+        assert!(page.autorun(true));
+        // The page without a link waits for Run, whatever the cost, and says nothing of it.
+        let page = loaded_page(None, None, None);
+        assert!(!page.from_link && !page.autorun(false));
+        assert_eq!(page.waiting_note(), None);
+        // Once a job started, nothing runs again by itself.
+        let mut page = open("juno-use-all-littles", "2");
+        page.job = 1;
+        assert!(!page.autorun(false));
     }
 
     #[test]

@@ -94,6 +94,10 @@ pub struct CellVm {
     /// `None` for the baseline variant.
     pub diff_text: Option<String>,
     pub verdict: Verdict,
+    /// The difference to the baseline is significant (Welch's t-test at 95%, the core's
+    /// `Cell::significant`); `None` for the baseline and where there are too few runs to tell.
+    #[serde(default)]
+    pub significant: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,6 +116,10 @@ pub struct TableVm {
     pub metric: String,
     pub unit: String,
     pub param_name: String,
+    /// The workload's name for a scenario without a sweep (`ComparisonTable::workload`): its
+    /// one row is labelled by it, and the chart draws one dot per variant.
+    #[serde(default)]
+    pub workload: Option<String>,
     pub higher_is_better: bool,
     pub variants: Vec<String>,
     pub rows: Vec<RowVm>,
@@ -124,7 +132,10 @@ impl TableVm {
             .iter()
             .map(|row| RowVm {
                 param: row.param as f64,
-                param_text: fmt_param(row.param as f64),
+                param_text: match &table.workload {
+                    Some(w) => w.clone(),
+                    None => fmt_param(row.param as f64),
+                },
                 cells: table
                     .variants
                     .iter()
@@ -146,6 +157,7 @@ impl TableVm {
                                 max_text: fmt_value(c.max),
                                 diff_text: c.diff_pct.map(fmt_pct),
                                 verdict: Verdict::of(c.diff_pct, table.higher_is_better),
+                                significant: c.significant,
                             })
                     })
                     .collect(),
@@ -156,9 +168,18 @@ impl TableVm {
             metric: table.metric.clone(),
             unit: table.unit.clone(),
             param_name: table.param_name.clone(),
+            workload: table.workload.clone(),
             higher_is_better: table.higher_is_better,
             variants: table.variants.clone(),
             rows,
+        }
+    }
+
+    /// The heading of the rows' column: the swept parameter, or "workload" without a sweep.
+    pub fn row_heading(&self) -> String {
+        match self.workload {
+            Some(_) => "workload".to_string(),
+            None => self.param_name.clone(),
         }
     }
 
@@ -174,11 +195,28 @@ impl TableVm {
         } else {
             "lower is better"
         };
-        format!("{}{unit} by {}; {better}", self.metric, self.param_name)
+        let what = match &self.workload {
+            Some(w) => format!("{}{unit} of {w}; {better}", self.metric),
+            None => format!("{}{unit} by {}; {better}", self.metric, self.param_name),
+        };
+        let tested = self
+            .rows
+            .iter()
+            .flat_map(|r| r.cells.iter().flatten())
+            .any(|c| c.significant.is_some());
+        if tested {
+            format!("{what}; * significant, ~ within run-to-run noise (Welch's t-test, 95%)")
+        } else {
+            what
+        }
     }
 
-    /// The plotly figure: mean per parameter value for each variant, with min/max error bars.
+    /// The plotly figure: mean per parameter value for each variant, with min/max error bars;
+    /// without a sweep, one dot per variant (`variant_figure`).
     pub fn figure(&self) -> Value {
+        if self.workload.is_some() {
+            return self.variant_figure();
+        }
         let data: Vec<Value> = self
             .variants
             .iter()
@@ -218,6 +256,65 @@ impl TableVm {
                 "yaxis": { "title": { "text": format!("mean {}{unit}", self.metric) }, "rangemode": "tozero" },
                 "legend": { "orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom" },
                 "margin": { "l": 60, "r": 16, "t": 36, "b": 50 },
+                "autosize": true,
+            },
+            "config": { "responsive": true, "displaylogo": false },
+        })
+    }
+}
+
+impl TableVm {
+    /// A scenario without a sweep: each variant's mean as a dot at its own place on a category
+    /// axis, with bars from its min to its max, so the variants read side by side (not one point
+    /// each at x = 0).
+    fn variant_figure(&self) -> Value {
+        let data: Vec<Value> = self
+            .variants
+            .iter()
+            .enumerate()
+            .filter_map(|(i, name)| {
+                let c = self.rows.first()?.cells[i].as_ref()?;
+                let sig = if c.significant == Some(true) {
+                    ", significant (Welch's t-test, 95%)"
+                } else {
+                    ""
+                };
+                Some(json!({
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": name,
+                    "x": [name],
+                    "y": [c.mean],
+                    "marker": { "size": 12, "color": crate::runview::timeline::PALETTE[i % crate::runview::timeline::PALETTE.len()] },
+                    "error_y": {
+                        "type": "data",
+                        "symmetric": false,
+                        "array": [c.max - c.mean],
+                        "arrayminus": [c.mean - c.min],
+                        "thickness": 2,
+                        "width": 10,
+                    },
+                    "hovertext": [format!(
+                        "{name}: mean {} (min {}, max {}, {} runs){}{sig}",
+                        c.mean_text, c.min_text, c.max_text, c.runs,
+                        c.diff_text.as_ref().map(|d| format!(", {d} vs {}", self.variants[0])).unwrap_or_default()
+                    )],
+                    "hoverinfo": "text",
+                }))
+            })
+            .collect();
+        let unit = if self.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.unit)
+        };
+        json!({
+            "data": data,
+            "layout": {
+                "xaxis": { "type": "category", "automargin": true, "title": { "text": self.workload.clone().unwrap_or_default() } },
+                "yaxis": { "title": { "text": format!("mean {}{unit}, min to max", self.metric) }, "rangemode": "tozero" },
+                "showlegend": false,
+                "margin": { "l": 60, "r": 16, "t": 16, "b": 50 },
                 "autosize": true,
             },
             "config": { "responsive": true, "displaylogo": false },
@@ -932,5 +1029,68 @@ mod tests {
         let json = serde_json::to_string(&vm).expect("serialises");
         let back: DomainsVm = serde_json::from_str(&json).expect("deserialises");
         assert_eq!(back, vm);
+    }
+}
+
+#[cfg(test)]
+mod no_sweep_tests {
+    use super::*;
+    use schedlab_core::experiment::Plan;
+    use schedlab_core::scenarios;
+
+    fn table_of(name: &str, runs: u32) -> ComparisonTable {
+        let mut s = scenarios::builtin(name).unwrap();
+        s.runs = runs;
+        let plan = Plan::new(&s).unwrap();
+        let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
+        plan.table(&results)
+    }
+
+    #[test]
+    fn a_scenario_without_a_sweep_names_its_workload_and_draws_a_dot_per_variant() {
+        let table = table_of("juno-use-all-littles", 2);
+        let vm = TableVm::new(&table);
+        assert_eq!(vm.workload.as_deref(), Some("two-step"));
+        assert_eq!(vm.rows[0].param_text, "two-step");
+        assert_eq!(vm.row_heading(), "workload");
+        assert!(vm.caption().contains(" of two-step;"), "{}", vm.caption());
+        let fig = vm.figure();
+        let data = fig["data"].as_array().unwrap();
+        assert_eq!(data.len(), vm.variants.len());
+        assert_eq!(fig["layout"]["xaxis"]["type"], "category");
+        for (i, d) in data.iter().enumerate() {
+            let c = vm.rows[0].cells[i].as_ref().unwrap();
+            // One dot per variant at its own category, with bars from min to max.
+            assert_eq!(d["x"], json!([vm.variants[i]]));
+            assert_eq!(d["y"][0].as_f64().unwrap(), c.mean);
+            assert_eq!(d["error_y"]["array"][0].as_f64().unwrap(), c.max - c.mean);
+            assert_eq!(
+                d["error_y"]["arrayminus"][0].as_f64().unwrap(),
+                c.mean - c.min
+            );
+        }
+        // A sweep keeps its line chart over the parameter.
+        let swept = TableVm::new(&table_of("hikey960-asym-packing", 1));
+        assert_eq!(swept.workload, None);
+        assert_eq!(swept.row_heading(), "threads");
+        assert_eq!(swept.figure()["data"][0]["mode"], "lines+markers");
+    }
+
+    #[test]
+    fn cells_carry_the_cores_significance() {
+        let table = table_of("juno-use-all-littles", 3);
+        let vm = TableVm::new(&table);
+        assert_eq!(vm.rows[0].cells[0].as_ref().unwrap().significant, None);
+        for (i, cell) in table.rows[0].cells.iter().enumerate() {
+            assert_eq!(
+                vm.rows[0].cells[i].as_ref().unwrap().significant,
+                cell.significant
+            );
+        }
+        assert_eq!(
+            table.rows[0].cells[1].significant,
+            Some(true),
+            "E5's 8.8% gain"
+        );
     }
 }

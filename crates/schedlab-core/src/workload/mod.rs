@@ -440,6 +440,30 @@ impl WorkloadSpec {
         }
     }
 
+    /// The workload's name as a scenario's `kind` spells it (`rt-app`, `gitsource`).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            WorkloadSpec::SysbenchCpu(_) => "sysbench-cpu",
+            WorkloadSpec::Hackbench(_) => "hackbench",
+            WorkloadSpec::Ebizzy(_) => "ebizzy",
+            WorkloadSpec::RtApp(_) => "rt-app",
+            WorkloadSpec::Tbench(_) => "tbench",
+            WorkloadSpec::Kernbench(_) => "kernbench",
+            WorkloadSpec::Gitsource(_) => "gitsource",
+            WorkloadSpec::TwoStep(_) => "two-step",
+            WorkloadSpec::Schbench(_) => "schbench",
+        }
+    }
+
+    /// Decimal places of the workload's values in mmtests' tables (`ComparisonTable::to_mmtests`):
+    /// its shellpack's `DecimalPlaces` (hackbench 4), else mmtests' default `_Precision`, 2.
+    pub fn mmtests_decimals(&self) -> usize {
+        match self {
+            WorkloadSpec::Hackbench(_) => 4,
+            _ => 2,
+        }
+    }
+
     /// Parameters a scenario may sweep.
     pub fn sweepable(&self) -> &'static [&'static str] {
         match self {

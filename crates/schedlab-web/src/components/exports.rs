@@ -1,6 +1,8 @@
 //! The results as files: the scenario (to run with the CLI or edit), the table as JSON or CSV,
 //! byte for byte what `schedlab run scenario.json --format json|csv --report <quantity>` prints,
-//! and the runs' records (`--format jsonl`).
+//! and the runs' records (`--format jsonl`); and "Copy as mmtests text", `--format mmtests`
+//! (formatted in the job worker) to paste into a cover letter, downloaded as a text file where
+//! the browser refuses the clipboard.
 
 use std::rc::Rc;
 
@@ -61,6 +63,30 @@ pub fn Exports(props: &ExportsProps) -> Html {
             error.set(export::download_text(&name, mime, &text).err());
         })
     };
+    let copied = use_state(|| None::<bool>);
+    let on_copy = {
+        let results = props.results.clone();
+        let copied = copied.clone();
+        let error = error.clone();
+        let name = format!("{results_stem}-mmtests.txt");
+        Callback::from(move |_: MouseEvent| {
+            let text = results
+                .finished
+                .as_ref()
+                .map(|f| f.results_mmtests.clone())
+                .unwrap_or_default();
+            let copied = copied.clone();
+            let error = error.clone();
+            let name = name.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let ok = crate::components::share::copy(&text).await;
+                if !ok {
+                    error.set(export::download_text(&name, "text/plain", &text).err());
+                }
+                copied.set(Some(ok));
+            });
+        })
+    };
     html! {
         <div class="exports" id="exports">
             <span class="exports-label">{"Download"}</span>
@@ -72,6 +98,13 @@ pub fn Exports(props: &ExportsProps) -> Html {
                 title="What `schedlab run --format csv` prints">{"Results CSV"}</button>
             <button type="button" class="secondary small" id="export-jsonl" onclick={offer("jsonl")}
                 title="One JSON line per run (value, energy, counters), what `schedlab run --format jsonl` prints: for pandas, polars or `schedlab merge`">{"Run records JSONL"}</button>
+            <button type="button" class="secondary small" id="export-mmtests" onclick={on_copy}
+                title="What `schedlab run --format mmtests` prints: compare-kernels' table, '*' where Welch's t-test at 95% finds the change significant">{"Copy as mmtests text"}</button>
+            if let Some(ok) = *copied {
+                <span class="hint" id="export-mmtests-done" data-copied={ok.to_string()}>
+                    { if ok { "copied" } else { "the browser refused the clipboard: downloaded instead" } }
+                </span>
+            }
             if let Some(e) = (*error).clone() {
                 <span class="error">{ e }</span>
             }

@@ -148,7 +148,7 @@ pub fn reload_on_hash_change() -> impl FnOnce() {
 }
 
 /// Copies `text` to the clipboard; `false` when the browser refuses (the caller offers the text).
-async fn copy(text: &str) -> bool {
+pub(crate) async fn copy(text: &str) -> bool {
     let Some(window) = web_sys::window() else {
         return false;
     };

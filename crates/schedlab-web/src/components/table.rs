@@ -2,7 +2,9 @@
 //! min, max and (after the baseline) the % difference to the baseline.
 //!
 //! Each mean cell carries the exact values as data attributes (`data-variant`, `data-param`,
-//! `data-mean`, `data-min`, `data-max`, `data-stddev`, `data-runs`) for the end-to-end tests.
+//! `data-mean`, `data-min`, `data-max`, `data-stddev`, `data-runs`, and `data-significant` after
+//! the baseline) for the end-to-end tests. A difference that Welch's t-test at 95% finds
+//! significant is marked with a star after it, as mmtests marks it.
 
 use std::rc::Rc;
 
@@ -16,6 +18,22 @@ pub struct TableProps {
     /// A click on a mean cell: (parameter value, variant index). No clicks when absent.
     #[prop_or_default]
     pub on_cell: Option<Callback<(u64, usize)>>,
+}
+
+/// The mark after a difference: a star where it is significant, a faint `~` where the runs cannot
+/// tell it from noise, nothing where there are too few runs to test.
+fn significance(significant: Option<bool>) -> Html {
+    match significant {
+        Some(true) => html! {
+            <span class="sig yes" title="significant: Welch's t-test at 95% (mmtests' '*')"
+                aria-label="significant">{"*"}</span>
+        },
+        Some(false) => html! {
+            <span class="sig no" title="not significant: Welch's t-test at 95% cannot tell it from run-to-run noise"
+                aria-label="not significant">{"~"}</span>
+        },
+        None => html! {},
+    }
 }
 
 #[component]
@@ -40,6 +58,7 @@ pub fn ComparisonTableView(props: &TableProps) -> Html {
             Some(c) => html! { <>
                 <td class={classes!("num", "mean", c.verdict.class(), props.on_cell.is_some().then_some("pickable"))}
                     data-variant={c.variant.clone()} data-param={exact(row.param)}
+                    data-significant={c.significant.map(|s| s.to_string())}
                     data-mean={exact(c.mean)} data-min={exact(c.min)} data-max={exact(c.max)}
                     data-stddev={exact(c.stddev)} data-runs={c.runs.to_string()}>
                     // A button, so the keyboard reaches every cell's run as the mouse does.
@@ -59,6 +78,7 @@ pub fn ComparisonTableView(props: &TableProps) -> Html {
                 if i > 0 {
                     <td class={classes!("num", "diff", c.verdict.class())}>
                         { c.diff_text.clone().unwrap_or_default() }
+                        { significance(c.significant) }
                     </td>
                 }
             </> },
@@ -78,7 +98,7 @@ pub fn ComparisonTableView(props: &TableProps) -> Html {
             <table class="comparison" id="comparison">
                 <caption>{ vm.caption() }</caption>
                 <thead>
-                    <tr><th rowspan="2" class="param" scope="col">{ vm.param_name.clone() }</th>{ for head_groups }</tr>
+                    <tr><th rowspan="2" class="param" scope="col">{ vm.row_heading() }</th>{ for head_groups }</tr>
                     <tr>{ for head_cols }</tr>
                 </thead>
                 <tbody>{ for rows }</tbody>

@@ -7,6 +7,7 @@
 //! domains, the workload generators and the rt-app importer stay out of the page's wasm. It is
 //! plain Rust, so the tests call it directly.
 
+use schedlab_core::cost::Cost;
 use schedlab_core::domains::SchedDomains;
 use schedlab_core::engine::Limits;
 use schedlab_core::experiment::VariantSpec;
@@ -55,6 +56,10 @@ pub struct Checked {
     /// kernel builds (see [`kernel_notes`]). Text, so the page links no switch table and no row
     /// types.
     pub kernel_notes: Vec<String>,
+    /// The scenario's estimated cost with one run per cell (`cost::estimate`, one probe run);
+    /// the page scales it by the runs it is set to (`Page::cost`).
+    #[serde(default)]
+    pub cost: Option<Cost>,
 }
 
 /// The most a scenario may ask of a visitor's browser: the core's default limits. A link or file
@@ -181,6 +186,7 @@ pub fn check(forms: &Forms) -> Checked {
         preset_spec: preset_spec.clone(),
         limits_lowered: None,
         kernel_notes: kernel_notes.clone(),
+        cost: None,
     };
     // `Some(None)`: nothing swept; `None`: the sweep has a problem.
     let sweep = match sweep {
@@ -212,10 +218,13 @@ pub fn check(forms: &Forms) -> Checked {
     // cell: the run controls set the real count later.
     let mut one = scenario.clone();
     one.runs = 1;
-    if let Err(e) = Plan::new(&one) {
-        p.add(plan_error_field(&e), e.to_string());
-        return failed(p);
-    }
+    let cost = match Plan::new(&one) {
+        Err(e) => {
+            p.add(plan_error_field(&e), e.to_string());
+            return failed(p);
+        }
+        Ok(plan) => schedlab_core::cost::estimate(&plan),
+    };
     Checked {
         scenario: Some(scenario),
         problems: p,
@@ -224,6 +233,7 @@ pub fn check(forms: &Forms) -> Checked {
         preset_spec,
         limits_lowered,
         kernel_notes,
+        cost: Some(cost),
     }
 }
 

@@ -105,6 +105,8 @@ pub struct Draft {
     pub limits_lowered: Option<String>,
     /// Each built column's kernel as text, from the check worker (`check::kernel_notes`).
     pub kernel_notes: Rc<Vec<String>>,
+    /// The last check's cost estimate with one run per cell (`Checked::cost`).
+    pub cost: Option<schedlab_core::cost::Cost>,
     /// The forms' revision: unique over all drafts of the page, so an answer meant for another
     /// draft or an earlier edit is never taken.
     revision: u64,
@@ -144,6 +146,7 @@ impl Draft {
             domains: Rc::new(Vec::new()),
             machine_preset,
             limits_lowered: None,
+            cost: None,
             kernel_notes: Rc::new(Vec::new()),
             revision: 0,
             checked: None,
@@ -202,6 +205,7 @@ impl Draft {
         self.machine_preset = checked.machine_preset;
         self.limits_lowered = checked.limits_lowered;
         self.kernel_notes = Rc::new(checked.kernel_notes);
+        self.cost = checked.cost;
         self.checked = Some(revision);
         true
     }
