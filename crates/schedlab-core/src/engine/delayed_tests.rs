@@ -41,7 +41,7 @@ fn run(baseline: &str, delay: bool) -> RunOutcome {
         ops
     };
     let mask = CpuMask::try_from(vec![4, 5]).unwrap();
-    let mut main = vec![Op::SetAffinity(mask)];
+    let mut main = vec![Op::affinity(mask)];
     main.extend((1..=4).map(Op::Fork));
     main.extend([Op::MarkStart, Op::WaitChildren, Op::MarkEnd, Op::Exit]);
     let mut programs = vec![Program::new("main", main)];

@@ -43,7 +43,7 @@ fn two_tasks_on_one_cpu_wait_while_the_other_runs() {
     // idles: the one that exits last, at 200 ms, has run 100 ms, so it waited exactly 100 ms in
     // all (its fork wake-up's wait and every wait after a tick preemption).
     let main = vec![
-        Op::SetAffinity(CpuMask::single(4)),
+        Op::affinity(CpuMask::single(4)),
         Op::Fork(1),
         Op::Fork(2),
         Op::MarkStart,
