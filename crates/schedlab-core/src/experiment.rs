@@ -305,6 +305,23 @@ impl RunTrace {
         crate::trace::to_ftrace(&self.events, &self.task_names, &self.freq_domain_cpus)
     }
 
+    /// The run as text in `style`, with the signal events (PELT lines) when `signals` (see
+    /// [`crate::trace::text`]).
+    pub fn to_text(&self, style: crate::trace::text::Style, signals: bool) -> String {
+        crate::trace::text::render(
+            &self.events,
+            &self.task_names,
+            &self.freq_domain_cpus,
+            style,
+            signals,
+        )
+    }
+
+    /// The run as a Perfetto protobuf trace (see [`crate::trace::perfetto`]).
+    pub fn to_perfetto(&self) -> Vec<u8> {
+        crate::trace::perfetto::to_perfetto(&self.events, &self.task_names, &self.freq_domain_cpus)
+    }
+
     /// The decision log as text; `quiet` includes balance passes that found nothing to do;
     /// `kind`, only decisions of that kind (frequency decisions are shown only when asked for:
     /// `Some(DecisionKind::Freq)`).
@@ -574,17 +591,24 @@ impl Plan {
 
     /// Runs one simulation.
     pub fn run(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false, false).map(|(r, _)| r)
+        self.simulate(index, 0, false).map(|(r, _)| r)
     }
 
     /// Runs one simulation verifying the engine's invariants after every event (slow; for tests).
     pub fn run_checked(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false, true).map(|(r, _)| r)
+        self.simulate(index, 0, true).map(|(r, _)| r)
     }
 
     /// Runs one simulation recording its scheduler events and decisions.
     pub fn run_traced(&self, index: usize) -> Result<RunTrace> {
-        let (result, out) = self.simulate(index, true, false)?;
+        self.run_traced_with(index, false)
+    }
+
+    /// [`Plan::run_traced`], with `signals` also the scheduler's own tracepoints (PELT,
+    /// util_est, capacity, overutilized) and the energy meter: what the Perfetto and trace-cmd
+    /// exports' counters need. The run is the same run either way.
+    pub fn run_traced_with(&self, index: usize, signals: bool) -> Result<RunTrace> {
+        let (result, out) = self.simulate(index, if signals { 2 } else { 1 }, false)?;
         let inst = &self.instances[result.param_index];
         Ok(RunTrace {
             variant: self.variants[result.variant].name.clone(),
@@ -606,7 +630,8 @@ impl Plan {
         })
     }
 
-    fn simulate(&self, index: usize, trace: bool, check: bool) -> Result<(RunResult, RunOutcome)> {
+    /// One run; `trace`: 0 untraced, 1 traced, 2 traced with signals.
+    fn simulate(&self, index: usize, trace: u8, check: bool) -> Result<(RunResult, RunOutcome)> {
         if index >= self.len() {
             return Err(Error::Scenario(format!(
                 "run {index} does not exist; the plan has {} runs",
@@ -622,8 +647,11 @@ impl Plan {
             &self.instances[param_index],
             seed,
             self.scenario.limits,
-            trace,
+            trace > 0,
         );
+        if trace > 1 {
+            engine = engine.with_signals();
+        }
         if check {
             engine = engine.with_invariant_checks();
         }

@@ -164,6 +164,7 @@ impl World {
     pub fn update_overutilized_status(&mut self, cpu: usize) {
         if self.sched_energy_enabled() && !self.rd_overutilized && self.cpu_overutilized(cpu) {
             self.rd_overutilized = true;
+            self.trace_overutilized();
         }
     }
 
@@ -176,8 +177,10 @@ impl World {
         let any = span.iter().any(|c| self.cpu_overutilized(c));
         if root {
             self.rd_overutilized = any;
+            self.trace_overutilized();
         } else if any {
             self.rd_overutilized = true;
+            self.trace_overutilized();
         }
     }
 

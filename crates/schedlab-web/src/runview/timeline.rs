@@ -360,12 +360,7 @@ impl TimelineVm {
         let span = trace
             .result
             .sim_ns
-            .max(trace.events.last().map_or(0, |e| match *e {
-                TraceEvent::Switch { t, .. }
-                | TraceEvent::Migrate { t, .. }
-                | TraceEvent::Wakeup { t, .. }
-                | TraceEvent::Frequency { t, .. } => t,
-            }));
+            .max(trace.events.last().map_or(0, TraceEvent::t));
         let segs = segments(&trace.events, nr, span);
         let nsegs: usize = segs.iter().map(Vec::len).sum();
         let min_len = shortest_width(&segs, span, MAX_BARS);
