@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
+use schedlab_core::trace::file::{trace_file, FileFormat};
 use schedlab_core::trace::text::Style as TextStyle;
 use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
 use std::process::ExitCode;
@@ -293,17 +294,22 @@ fn run(cmd: Command) -> Result<String, Error> {
             pelt,
             output,
         } => {
-            let signals = pelt || format != TraceFormat::Ftrace;
-            let t = traced_with(&scenario, &pick, signals)?;
-            let bytes = match format {
-                TraceFormat::Ftrace => format!(
-                    "{}{}",
-                    trace_header(&scenario, pick.run, &t),
-                    t.to_text(TextStyle::Ftrace, pelt)
-                )
-                .into_bytes(),
-                TraceFormat::TraceCmd => t.to_text(TextStyle::TraceCmd, true).into_bytes(),
-                TraceFormat::Perfetto => t.to_perfetto(),
+            let file = match format {
+                TraceFormat::Ftrace => None,
+                TraceFormat::Perfetto => Some(FileFormat::Perfetto),
+                TraceFormat::TraceCmd => Some(FileFormat::TraceCmd),
+            };
+            let bytes = match file {
+                None => {
+                    let t = traced_with(&scenario, &pick, pelt)?;
+                    format!(
+                        "{}{}",
+                        trace_header(&scenario, pick.run, &t),
+                        t.to_text(TextStyle::Ftrace, pelt)
+                    )
+                    .into_bytes()
+                }
+                Some(f) => trace_file(&picked_plan(&scenario, &pick)?, pick.run, f)?,
             };
             write_trace(output.as_deref(), format, &bytes);
             Ok(String::new())
@@ -413,6 +419,11 @@ fn traced_with(
     pick: &PickOpts,
     signals: bool,
 ) -> Result<schedlab_core::experiment::RunTrace, Error> {
+    picked_plan(scenario, pick)?.run_traced_with(pick.run, signals)
+}
+
+/// The plan of `scenario` with the pick's runs and seed.
+fn picked_plan(scenario: &str, pick: &PickOpts) -> Result<Plan, Error> {
     let mut s = load_scenario(scenario)?;
     if let Some(runs) = pick.runs {
         s.runs = runs;
@@ -420,7 +431,7 @@ fn traced_with(
     if let Some(seed) = pick.seed {
         s.seed = seed;
     }
-    Plan::new(&s)?.run_traced_with(pick.run, signals)
+    Plan::new(&s)
 }
 
 fn trace_header(scenario: &str, run: usize, t: &schedlab_core::experiment::RunTrace) -> String {

@@ -270,6 +270,7 @@ pub fn to_ftrace(
     text::render(events, names, freq_domain_cpus, text::Style::Ftrace, false)
 }
 
+pub mod file;
 pub mod perfetto;
 pub mod proto;
 pub mod text;

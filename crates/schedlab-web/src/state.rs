@@ -420,6 +420,7 @@ impl Page {
             | FromWorker::Traced { .. }
             | FromWorker::DecisionPage { .. }
             | FromWorker::FtraceText { .. }
+            | FromWorker::TraceFile { .. }
             | FromWorker::Checked { .. } => {}
         }
     }
