@@ -8,6 +8,7 @@
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
 //! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
+//! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
 //! ```
 //!
 //! Everything a fresh clone needs is installed from here (`.ci/run` is `cargo xtask test`):
@@ -24,6 +25,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 mod fuzz;
+mod lisa;
 mod sizes;
 
 /// trunk's version: 0.22 needs a newer rustc than this project's 1.95.
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Some("e2e") => ctx.e2e_only(),
         Some("bench") => ctx.bench(),
         Some("fuzz") => ctx.fuzz(&args[1..]),
+        Some("lisa") => ctx.lisa_check(),
         Some("help" | "--help" | "-h") | None => {
             println!("{}", USAGE);
             Ok(())
@@ -78,16 +81,18 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench|fuzz>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench|fuzz|lisa>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
-  test   setup, then fmt, clippy (native and wasm32), tests, the fuzz targets (30 s each, when
+  test   setup, then fmt, clippy (native and wasm32), tests, LISA reading a trace-cmd export (a
+         venv under target/; skipped when lisa-linux does not install), the fuzz targets (30 s each, when
          nightly is installed), the core's wasm build and dependency guard, wasm-bindgen tests in
          Chromium, the release page build and the browser e2e tests
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
   bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
-  fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)";
+  fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)
+  lisa   LISA's TxtTraceParser reads `schedlab trace --format trace-cmd` (venv under target/)";
 
 struct Ctx {
     root: PathBuf,
@@ -220,6 +225,7 @@ impl Ctx {
             "cargo test --workspace (native)",
             cmd("cargo", &["test", "--workspace"]),
         )?;
+        self.lisa_check()?;
         self.fuzz_in_test()?;
         self.step(
             "cargo build -p schedlab-core (wasm32, no JS host)",
