@@ -653,7 +653,7 @@ function cli(args) {
 /** Errors the crash test causes on purpose (the worker's panic message). */
 const onPurpose = (e) => /deliberate crash|panicked|unreachable|RuntimeError/.test(e);
 
-test('outputs: results CSV, JSON and chart images download; CSV and JSON equal the CLI byte for byte', async (ctx, base) => {
+test('outputs: results CSV, JSON, run records and chart images download; CSV, JSON and records equal the CLI byte for byte', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
   await runInPage(page, 3, 1);
   await waitDone(page);
@@ -670,6 +670,13 @@ test('outputs: results CSV, JSON and chart images download; CSV and JSON equal t
   const file = path.join(dir, 'scenario.json');
   fs.writeFileSync(file, scenario.buf);
   assert(cli(['run', file, '--format', 'csv']) === cliCsv, 'the exported scenario does not reproduce the table');
+  // The runs' records: what `schedlab run --format jsonl` prints of that scenario; merged, the table.
+  const jsonl = await download(page, '#export-jsonl');
+  assert(jsonl.name === `${SCENARIO}-runs3-seed1-records.jsonl`, `records file name ${jsonl.name}`);
+  assert(jsonl.buf.toString('utf8') === cli(['run', file, '--format', 'jsonl']), 'the page\'s run records differ from the CLI\'s');
+  const records = path.join(dir, 'records.jsonl');
+  fs.writeFileSync(records, jsonl.buf);
+  assert(cli(['merge', records, '--format', 'csv']) === cliCsv, 'the page\'s run records do not merge to its table');
   // Chart images.
   const png = await download(page, '#results .chart-wrap:has(#chart) button[data-format="png"]');
   assert(png.name.endsWith('.png') && png.buf.subarray(1, 4).toString() === 'PNG', `PNG download ${png.name}`);

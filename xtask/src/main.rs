@@ -6,6 +6,7 @@
 //! cargo xtask dist                   setup, then `trunk build --release` into dist/ and print sizes
 //! cargo xtask test                   setup, then every check CI runs, in order, stopping at the first failure
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
+//! cargo xtask python                 only the Python package's checks (virtualenv, build, pytest; see python.rs)
 //! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
@@ -26,6 +27,7 @@ use std::time::Instant;
 
 mod fuzz;
 mod lisa;
+mod python;
 mod sizes;
 
 /// trunk's version: 0.22 needs a newer rustc than this project's 1.95.
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Some("dist") => ctx.dist(),
         Some("test") => ctx.test(),
         Some("e2e") => ctx.e2e_only(),
+        Some("python") => ctx.python_tests(),
         Some("bench") => ctx.bench(),
         Some("fuzz") => ctx.fuzz(&args[1..]),
         Some("lisa") => ctx.lisa_check(),
@@ -81,15 +84,18 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|bench|fuzz|lisa>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|fuzz|lisa>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
-  test   setup, then fmt, clippy (native and wasm32), tests, LISA reading a trace-cmd export (a
-         venv under target/; skipped when lisa-linux does not install), the fuzz targets (30 s each, when
+  test   setup, then fmt, clippy (native and wasm32), tests, the Python package's tests (a
+         virtualenv under target/pyenv; skipped if its packages do not install), LISA reading a
+         trace-cmd export (a venv under target/; skipped when lisa-linux does not install), the
+         fuzz targets (30 s each, when
          nightly is installed), the core's wasm build and dependency guard, wasm-bindgen tests in
          Chromium, the release page build and the browser e2e tests
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
+  python only the Python package's checks (needs target/debug/schedlab: cargo build -p schedlab-cli)
   bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
   fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)
   lisa   LISA's TxtTraceParser reads `schedlab trace --format trace-cmd` (venv under target/)";
@@ -226,6 +232,7 @@ impl Ctx {
             cmd("cargo", &["test", "--workspace"]),
         )?;
         self.lisa_check()?;
+        self.python_tests()?;
         self.fuzz_in_test()?;
         self.step(
             "cargo build -p schedlab-core (wasm32, no JS host)",

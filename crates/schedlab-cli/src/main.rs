@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
 use schedlab_core::trace::file::{trace_file, FileFormat};
 use schedlab_core::trace::text::Style as TextStyle;
-use schedlab_core::{domains::SchedDomains, kernel, scenarios, topology, Error};
+use schedlab_core::{domains::SchedDomains, kernel, records, scenarios, topology, Error};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -55,16 +55,30 @@ enum Format {
     Table,
     Json,
     Csv,
+    /// One JSON line per run after a header (the raw data: `schedlab merge` reads it back).
+    Jsonl,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+/// `--report`: a table quantity by its name ([`Quantity::name`]: value, energy, power,
+/// perf-per-watt, busy-mhz, sched-p50 ... sched-p99.9 (wake-up latency of all tasks, us),
+/// runqueue-p*, wakeup-p* and request-p* (the workload's own samples, schbench's), rps), or
+/// `latency`: per task name, like `perf sched latency`, wake-up latency and runqueue wait
+/// (average, percentiles, maximum) and the workload's own latency percentiles, per variant and
+/// swept value over its runs.
+#[derive(Clone, Copy)]
 enum Report {
-    Value,
-    Energy,
-    Power,
-    PerfPerWatt,
-    /// The CPUs' average frequency while busy (turbostat's Bzy_MHz).
-    BusyMhz,
+    Latency,
+    Table(Quantity),
+}
+
+fn parse_report(s: &str) -> Result<Report, String> {
+    if s == "latency" {
+        return Ok(Report::Latency);
+    }
+    Quantity::from_name(s).map(Report::Table).ok_or_else(|| {
+        let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
+        format!("one of latency, {}", names.join(", "))
+    })
 }
 
 #[derive(Subcommand)]
@@ -137,8 +151,33 @@ enum Command {
         #[arg(long)]
         kind: Option<ExplainKind>,
     },
-    /// Print a built-in scenario as a JSON file to edit and `run`.
-    Show { scenario: String },
+    /// Print a built-in scenario (or a scenario file, `*.json`, in canonical layout) as a JSON file
+    /// to edit and `run`.
+    Show {
+        scenario: String,
+        /// Print only the scenario hash that keys its run records (`--format jsonl`): SHA-256
+        /// of its canonical JSON, as run with these runs and seed.
+        #[arg(long)]
+        hash: bool,
+        /// Repetitions per cell (overrides the scenario; the hash is of the scenario as run).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Seed (overrides the scenario).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Merge run records (`run --shard I/N --format jsonl` parts) into the table one unsharded
+    /// run prints; refuses parts of different scenarios, duplicate and missing runs.
+    Merge {
+        /// Records files (`-` reads standard input).
+        #[arg(required = true)]
+        parts: Vec<String>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+        /// What to tabulate (as `run --report`).
+        #[arg(long, value_parser = parse_report)]
+        report: Option<Report>,
+    },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
     Bench {
         scenario: String,
@@ -204,12 +243,18 @@ struct RunOpts {
     /// What to tabulate: the workload's metric, package energy or average package power (cores and
     /// uncore of all packages, over the measured interval), or performance per watt.
     /// `reproduce` without it prints the metric and then what the experiment's cover letter
-    /// reported (E2: package power and performance per watt).
-    #[arg(long, value_enum)]
+    /// reported (E2: package power and performance per watt). Latency: `latency` (per task
+    /// name), sched-p99 / runqueue-p99 (all tasks; also -p50, -p90, -p99.9), wakeup-p99 /
+    /// request-p99 / rps (schbench's own figures).
+    #[arg(long, value_parser = parse_report)]
     report: Option<Report>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Run only shard I of N (`I/N`, from 0): the runs whose index % N == I, written as run
+    /// records (`--format jsonl`) for `schedlab merge`.
+    #[arg(long)]
+    shard: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -283,6 +328,8 @@ fn run(cmd: Command) -> Result<String, Error> {
             }
             Ok(match opts.format {
                 Format::Json => format!("[\n{}]\n", out.join(",\n")),
+                // Each member's records file, header first, one after the other.
+                Format::Jsonl => out.concat(),
                 _ => out.join("\n"),
             })
         }
@@ -328,7 +375,54 @@ fn run(cmd: Command) -> Result<String, Error> {
                 t.explain(all, cpu, kind.map(ExplainKind::kind))
             ))
         }
-        Command::Show { scenario } => Ok(format!("{}\n", scenarios::builtin(&scenario)?.to_json())),
+        Command::Show {
+            scenario,
+            hash,
+            runs,
+            seed,
+        } => {
+            let mut s = load_scenario(&scenario)?;
+            if let Some(r) = runs {
+                s.runs = r;
+            }
+            if let Some(seed) = seed {
+                s.seed = seed;
+            }
+            Ok(if hash {
+                format!("{}\n", records::scenario_hash(&s))
+            } else {
+                format!("{}\n", s.to_json())
+            })
+        }
+        Command::Merge {
+            parts,
+            format,
+            report,
+        } => {
+            let mut texts = Vec::with_capacity(parts.len());
+            for p in &parts {
+                let text = if p == "-" {
+                    std::io::read_to_string(std::io::stdin())
+                } else {
+                    std::fs::read_to_string(p)
+                };
+                texts.push(text.map_err(|e| Error::Scenario(format!("cannot read {p}: {e}")))?);
+            }
+            let named: Vec<(&str, &str)> = parts
+                .iter()
+                .map(String::as_str)
+                .zip(texts.iter().map(String::as_str))
+                .collect();
+            let merged = records::merge(&named)?;
+            Ok(render(
+                &merged.plan,
+                &merged.results,
+                None,
+                format,
+                report,
+                &[],
+            ))
+        }
         Command::Bench {
             scenario,
             runs,
@@ -455,17 +549,27 @@ fn default_jobs() -> usize {
 /// Runs every run of the plan on `jobs` threads; results come back in index order, and a failure
 /// is the lowest-indexed run's, whichever thread got there first.
 fn run_all(plan: &Plan, jobs: Option<usize>) -> Result<Vec<RunResult>, Error> {
+    let all: Vec<usize> = (0..plan.len()).collect();
+    run_indices(plan, &all, jobs)
+}
+
+/// Runs the given runs of the plan (ascending indices) on `jobs` threads, as [`run_all`].
+fn run_indices(
+    plan: &Plan,
+    indices: &[usize],
+    jobs: Option<usize>,
+) -> Result<Vec<RunResult>, Error> {
     let jobs = jobs.unwrap_or_else(default_jobs).clamp(1, 64);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<RunResult, Error>)>> =
-        Mutex::new(Vec::with_capacity(plan.len()));
+        Mutex::new(Vec::with_capacity(indices.len()));
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= plan.len() {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = indices.get(k) else {
                     break;
-                }
+                };
                 let r = plan.run(i);
                 results.lock().unwrap().push((i, r));
             });
@@ -493,30 +597,95 @@ fn execute_reports(
     if let Some(s) = opts.seed {
         scenario.seed = s;
     }
+    let shard = opts
+        .shard
+        .as_deref()
+        .map(records::Shard::parse)
+        .transpose()?;
+    if shard.is_some() && !matches!(opts.format, Format::Jsonl) {
+        return Err(Error::Scenario(
+            "--shard writes run records: add --format jsonl (and `schedlab merge` the parts)"
+                .into(),
+        ));
+    }
     let plan = Plan::new(&scenario)?;
-    let results = run_all(&plan, opts.jobs)?;
-    let quantity = match opts.report {
-        None | Some(Report::Value) => Quantity::Value,
-        Some(Report::Energy) => Quantity::Energy,
-        Some(Report::Power) => Quantity::Power,
-        Some(Report::PerfPerWatt) => Quantity::PerfPerWatt,
-        Some(Report::BusyMhz) => Quantity::BusyMhz,
+    let results = match shard {
+        Some(sh) => run_indices(&plan, &sh.runs(plan.len()).collect::<Vec<_>>(), opts.jobs)?,
+        None => run_all(&plan, opts.jobs)?,
     };
-    let table = plan.table_of(&results, quantity);
-    Ok(match opts.format {
+    Ok(render(
+        &plan,
+        &results,
+        shard,
+        opts.format,
+        opts.report,
+        extra,
+    ))
+}
+
+/// The output of a plan's runs in `format`: run records, or the table of `report` (without one,
+/// the metric and then each of `extra`, as text only).
+fn render(
+    plan: &Plan,
+    results: &[RunResult],
+    shard: Option<records::Shard>,
+    format: Format,
+    report: Option<Report>,
+    extra: &[Quantity],
+) -> String {
+    if let (Some(Report::Latency), false) = (report, matches!(format, Format::Jsonl)) {
+        return latency_text(plan, results);
+    }
+    let quantity = match report {
+        Some(Report::Table(q)) => q,
+        None | Some(Report::Latency) => Quantity::Value,
+    };
+    let table = plan.table_of(results, quantity);
+    match format {
         Format::Table => {
             let mut text = format!("{}{}", table.to_text(), table.extras_text());
-            if opts.report.is_none() {
+            if report.is_none() {
                 for &q in extra {
                     text.push('\n');
-                    text.push_str(&plan.table_of(&results, q).to_text());
+                    text.push_str(&plan.table_of(results, q).to_text());
                 }
             }
             text
         }
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&table).unwrap()),
         Format::Csv => table.to_csv(),
-    })
+        Format::Jsonl => records::to_jsonl(plan, shard, results),
+    }
+}
+
+/// `--report latency`: one table per variant and swept value, its runs' samples merged.
+fn latency_text(plan: &Plan, results: &[RunResult]) -> String {
+    let mut out = String::new();
+    for (pi, param) in plan.params.iter().enumerate() {
+        for (vi, v) in plan.variants.iter().enumerate() {
+            let mut merged = schedlab_core::latency::LatencyReport::default();
+            let mut runs = 0;
+            for r in results
+                .iter()
+                .filter(|r| r.param_index == pi && r.variant == vi)
+            {
+                merged.merge(&r.latency);
+                runs += 1;
+            }
+            let sweep = if plan.scenario.sweep.is_some() {
+                format!(", {} {param}", plan.param_name)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "{}: {}{sweep} ({runs} runs): scheduling latency per task name\n",
+                plan.scenario.name, v.name
+            ));
+            out.push_str(&merged.to_text());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn list() -> String {

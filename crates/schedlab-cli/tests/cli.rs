@@ -395,3 +395,74 @@ fn trace_files_are_the_cores_bytes() {
     assert!(err.starts_with("schedlab: cannot write "), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run --shard I/N --format jsonl` parts merged print what one unsharded `run` prints, byte for
+/// byte, in every format and report; mixed, duplicate and missing parts are refused in one line.
+#[test]
+fn shards_merge_to_the_unsharded_output() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("e1.json");
+    let (_, shown, _) = schedlab(&["show", "hikey960-asym-packing"]);
+    std::fs::write(&file, shown).unwrap();
+    let file = file.to_str().unwrap();
+    let mut parts = Vec::new();
+    for i in 0..3 {
+        let shard = format!("{i}/3");
+        let (code, out, err) = schedlab(&[
+            "run", file, "--runs", "2", "--shard", &shard, "--format", "jsonl",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let part = dir.join(format!("part{i}"));
+        std::fs::write(&part, out).unwrap();
+        parts.push(part.to_str().unwrap().to_string());
+    }
+    for format in ["table", "json", "csv", "jsonl"] {
+        // sched-p99 and latency come from the runs' latency histograms, which records carry.
+        for report in [
+            None,
+            Some("energy"),
+            Some("perf-per-watt"),
+            Some("sched-p99"),
+            Some("latency"),
+        ] {
+            let mut args = vec!["run", file, "--runs", "2", "--format", format];
+            let mut m = vec!["merge", &parts[2], &parts[0], &parts[1], "--format", format];
+            if let Some(r) = report {
+                args.extend(["--report", r]);
+                m.extend(["--report", r]);
+            }
+            let (code, whole, _) = schedlab(&args);
+            assert_eq!(code, 0);
+            let (code, merged, err) = schedlab(&m);
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(merged, whole, "--format {format} --report {report:?}");
+        }
+    }
+    // The header's hash is what `show --hash` prints for the scenario as run.
+    let (_, hash, _) = schedlab(&["show", "hikey960-asym-packing", "--hash", "--runs", "2"]);
+    let head = std::fs::read_to_string(&parts[0]).unwrap();
+    assert!(head.contains(&format!("\"scenario_hash\":\"{}\"", hash.trim())));
+    let (_, file_hash, _) = schedlab(&["show", file, "--hash", "--runs", "2"]);
+    assert_eq!(file_hash, hash);
+
+    let (code, _, err) = schedlab(&["merge", &parts[0], &parts[1]]);
+    assert_eq!(code, 1);
+    assert!(err.contains("runs are missing"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = schedlab(&["merge", &parts[0], &parts[1], &parts[2], &parts[0]]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is given twice"), "{err}");
+    let (_, other, _) = schedlab(&[
+        "run", file, "--runs", "2", "--seed", "9", "--shard", "2/3", "--format", "jsonl",
+    ]);
+    let other_part = dir.join("other");
+    std::fs::write(&other_part, other).unwrap();
+    let (code, _, err) = schedlab(&["merge", &parts[0], &parts[1], other_part.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("from another scenario"), "{err}");
+    let (code, _, err) = schedlab(&["run", file, "--shard", "0/2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--format jsonl"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -43,7 +43,10 @@
 //! When the run is traced, every request that changed, every one the rate limit or the busy hold
 //! held back, and every turbo re-cap is a [`Decision::Freq`] in the decision log.
 //!
-//! Simplifications: frequency changes take effect at once (no transition latency); no uclamp; no
+//! uclamp (v5.3+): each CPU's utilization is clamped by its rq's max-aggregated clamps as each
+//! era does it ([`World::sugov_policy_util`], [`crate::sched::uclamp`]).
+//!
+//! Simplifications: frequency changes take effect at once (no transition latency); no
 //! v4.9-v4.17 skip of CPUs idle for a tick in `sugov_next_freq_shared()`.
 //!
 //! The rate limit of each policy is `sugov_init()`'s, from the cluster's driver figures and the
@@ -214,29 +217,57 @@ impl World {
 
     /// The (util, max) a policy's request comes from: its CPU with the highest util/max
     /// (`sugov_next_freq_shared()`; a single CPU's for `sugov_update_single()`), each CPU's util
-    /// raised by its iowait boost where `boost` (the boost state must have been applied,
-    /// [`World::sugov_iowait_apply`]), with v6.8's headroom on it; and whether a boost decided it.
-    fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, bool) {
-        let (mut util, mut max, mut boosted) = (0u64, 1u64, false);
+    /// clamped by its rq's uclamp values and raised by its iowait boost where `boost` (the boost
+    /// state must have been applied, [`World::sugov_iowait_apply`]), with v6.8's headroom on
+    /// it; and why: [`FreqWhy::IowaitBoost`] if a boost decided it, [`FreqWhy::Uclamp`] if the
+    /// clamps moved it.
+    ///
+    /// uclamp per era: v5.3-v6.7 `schedutil_cpu_util()` / `effective_cpu_util()` take
+    /// `min(max, uclamp_rq_util_with(rq, util, NULL))` before the boost, which escapes the clamps
+    /// until v5.17 (`uclamp_max_sugov`: clamped the same way, in [`World::iowait_boosted`]);
+    /// v6.8 `sugov_effective_cpu_perf()`: `max(min, min(util * 1.25, max))` with
+    /// `util = max(util, boost)` and the hints of [`World::uclamp_sugov_bounds`], so no headroom
+    /// is added on top of a clamp.
+    fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, FreqWhy) {
+        let (mut util, mut max, mut why) = (0u64, 1u64, FreqWhy::Util);
         let headroom = self.config.schedutil_util_headroom;
         for j in self.topo.policies[p].cpus.iter() {
             let j_max = self.arch_scale_cpu_capacity(j);
-            let mut j_util = self.sugov_get_util(j);
-            let (mut j_max, mut j_boosted) = (j_max, false);
+            let raw = self.sugov_get_util(j);
+            let mut j_util = raw;
+            if !headroom {
+                j_util = self.uclamp_rq_util_with(j, j_util, None).min(j_max);
+            }
+            let mut j_why = if j_util != raw {
+                FreqWhy::Uclamp
+            } else {
+                FreqWhy::Util
+            };
+            let mut j_max = j_max;
             if boost {
-                (j_util, j_max, j_boosted) = self.iowait_boosted(j, j_util, j_max);
+                let boosted;
+                (j_util, j_max, boosted) = self.iowait_boosted(j, j_util, j_max);
+                if boosted {
+                    j_why = FreqWhy::IowaitBoost;
+                }
             }
             if headroom {
-                // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max.
-                j_util = (j_util + (j_util >> 2)).min(j_max);
+                // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max, at least min.
+                let (lo, hi) = self.uclamp_sugov_bounds(j, None);
+                let perf = (j_util + (j_util >> 2)).min(j_max);
+                let clamped = perf.min(hi).max(lo);
+                if clamped != perf {
+                    j_why = FreqWhy::Uclamp;
+                }
+                j_util = clamped;
             }
             if j_util * max > j_max * util {
                 util = j_util;
                 max = j_max;
-                boosted = j_boosted;
+                why = j_why;
             }
         }
-        (util, max, boosted)
+        (util, max, why)
     }
 
     /// `get_next_freq()` (v6.8: with `get_capacity_ref_freq()`) resolved to a P-state / OPP:
@@ -294,12 +325,14 @@ impl World {
         for j in self.topo.policies[p].cpus.iter() {
             self.sugov_iowait_apply(j);
         }
-        let (util, max, boosted) = self.sugov_policy_util(p, true);
+        let (util, max, why) = self.sugov_policy_util(p, true);
         let (reference, f) = self.sugov_next_freq(p, util, max);
         let on_change = self.config.schedutil_rate_limit_on_change;
+        // The busy hold keeps next_freq, which is then no change either; not while the rq is
+        // capped by uclamp_max (v5.17+, `uclamp_rq_is_capped()`).
+        let capped = self.config.uclamp_max_sugov && single && self.uclamp_rq_is_capped(cpu);
         let policy = &mut self.policies[p];
-        // The busy hold keeps next_freq, which is then no change either.
-        let hold = self.config.schedutil_busy_hold && busy && f < policy.req_khz;
+        let hold = self.config.schedutil_busy_hold && busy && f < policy.req_khz && !capped;
         if !on_change || (!hold && f != policy.req_khz) {
             policy.last_update = now;
             policy.rate_limited = true;
@@ -314,11 +347,6 @@ impl World {
             return None;
         }
         if self.log.is_some() {
-            let why = if boosted {
-                FreqWhy::IowaitBoost
-            } else {
-                FreqWhy::Util
-            };
             self.freq_pending = Some(FreqDecision {
                 t: now,
                 policy: p,

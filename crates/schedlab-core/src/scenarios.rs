@@ -81,6 +81,12 @@ pub const BUILTIN: &[BuiltinScenario] = &[
         "6 CPU-bound tasks on Juno r2 after a pinned step: v6.7, the v1 migrate_task patch, and the merged \
          shr_bound form."
     ),
+    builtin!(
+        "cascadelake-schbench",
+        "schbench on a 96-CPU Cascade Lake, v5.6 (CFS) and v6.8 (EEVDF)",
+        "schbench defaults (1 message thread, 96 workers) for 10 s on Cascade Lake: v5.6 and v6.8 with \
+         performance, v6.8 with schedutil: wake-up latency p99, request latency p99, RPS."
+    ),
 ];
 
 /// Experiments made of several scenarios.
@@ -113,6 +119,16 @@ pub fn cover_letter_reports(name: &str) -> &'static [Quantity] {
         "cascadelake-fi-tbench" | "cascadelake-fi-kernbench" | "cascadelake-fi-gitsource" => {
             &[Quantity::Power, Quantity::PerfPerWatt]
         }
+        // What schbench prints besides the wake-up latency, and the scheduler's own view.
+        // p50 and p99.9 too: p99 is the C6 exit latency in every variant, the eras part below
+        // and above it.
+        "cascadelake-schbench" => &[
+            Quantity::WakeupLatency(crate::latency::Pct::P50),
+            Quantity::WakeupLatency(crate::latency::Pct::P999),
+            Quantity::RequestLatency(crate::latency::Pct::P99),
+            Quantity::Rps,
+            Quantity::SchedLatency(crate::latency::Pct::P99),
+        ],
         _ => &[],
     }
 }

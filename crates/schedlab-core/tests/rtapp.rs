@@ -708,3 +708,65 @@ fn a_memory_binding_to_every_node_is_accepted() {
     }
     assert!(rtapp::parse(&file("0"), &hikey()).is_err());
 }
+
+/// `util_min` / `util_max` (rt-app's `_set_thread_uclamp()`): a `sched_setattr()` with the given
+/// clamps after the task's nice value, and at each phase that sets them; -1 changes nothing.
+#[test]
+fn util_min_and_util_max_become_sched_setattr_calls() {
+    let json = r#"{ "tasks": { "t": { "util_max": 800, "util_min": -1, "loop": 1, "phases": {
+        "boost": { "util_min": 1024, "run": 1000 },
+        "plain": { "run": 1000 } } } } }"#;
+    let inst = parse(json);
+    let ops = &inst.programs[1].ops;
+    let set: Vec<&Op> = ops
+        .iter()
+        .filter(|o| matches!(o, Op::SetUclamp { .. }))
+        .collect();
+    assert_eq!(
+        set,
+        [
+            &Op::SetUclamp {
+                min: None,
+                max: Some(800)
+            },
+            &Op::SetUclamp {
+                min: Some(1024),
+                max: None
+            }
+        ]
+    );
+}
+
+/// A util_min = 1024 thread on little CPU0 with schedutil, 40 times 1 ms of CPU0's top-speed
+/// work then 10 ms of sleep: v6.8 runs the little cluster at its highest OPP (1844 MHz) once
+/// HiKey960's 10 ms rate limit lets the first request through, so the run takes about 40 x 11 ms;
+/// v4.18 (no uclamp) asks for what the light utilization needs and each 1 ms of work takes
+/// longer. A min above a max set earlier fails at run time (EINVAL, which ends rt-app).
+#[test]
+fn a_boosted_rt_app_thread_runs_at_the_top_opp_from_v5_3() {
+    let json = r#"{ "tasks": { "t": { "cpus": [0], "util_min": 1024, "loop": 40,
+        "run": 1000, "sleep": 10000 } } }"#;
+    let mut s = scenario(json);
+    s.variants = ["v4.18", "v6.8"]
+        .iter()
+        .map(|b| VariantSpec {
+            name: b.to_string(),
+            baseline: b.to_string(),
+            patches: vec![],
+            governor: Governor::Schedutil,
+            config: None,
+        })
+        .collect();
+    let plan = Plan::new(&s).unwrap();
+    let old = plan.run_checked(0).unwrap().value;
+    let new = plan.run_checked(1).unwrap().value;
+    assert!((0.440..0.446).contains(&new), "v6.8 {new}");
+    assert!(old > new + 0.01, "v4.18 {old} vs v6.8 {new}");
+
+    let bad = r#"{ "tasks": { "t": { "util_max": 300, "loop": 1, "phases": {
+        "p": { "util_min": 600, "run": 1000 } } } } }"#;
+    let mut s = scenario(bad);
+    s.variants[0].baseline = "v6.8".into();
+    let e = Plan::new(&s).unwrap().run_checked(0).expect_err("EINVAL");
+    assert!(e.to_string().contains("sched_setattr"), "{e}");
+}

@@ -46,7 +46,8 @@ const VERDICTS: &[(&str, Verdict)] = &[
     ("lisa_gen/runtime_timer_lock_yield.json", Runs),
     ("lisa_gen/testbundle_style.json", Runs),
     ("lisa_gen/two_tasks_cpus_prio.json", Runs),
-    ("lisa_gen/uclamp.json", Unmodelled("util_min")),
+    // util_min 256 / util_max 512 in its phase: sched_setattr() with both clamps (v5.3+).
+    ("lisa_gen/uclamp.json", Runs),
     (
         "lisa_gen/zz_invalid_ftrace_category.json",
         Rejected("\"ftrace\" category \"phase\""),

@@ -168,7 +168,7 @@ fn table_message(
     let table = plan.table_of(results, quantity);
     let vm = match stage {
         Stage::Running => ResultsVm::running(&table),
-        Stage::Stopped => ResultsVm::finished(&table, &plan.scenario),
+        Stage::Stopped => ResultsVm::finished(&table, &plan.scenario).with_records(plan, results),
     };
     FromWorker::Table {
         job,

@@ -8,7 +8,8 @@
 //! the table at a job's end, cancel or failure, and every re-table, also carry the per-run views
 //! and the files ([`ResultsVm::finished`]): the page draws those only once a job has stopped.
 
-use schedlab_core::experiment::Scenario;
+use schedlab_core::experiment::{Plan, RunResult, Scenario};
+use schedlab_core::records;
 use schedlab_core::table::{ComparisonTable, WakeClassCount};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,10 @@ pub struct FinishedVm {
     pub results_json: String,
     /// `schedlab run --format csv` (`export::results_csv`).
     pub results_csv: String,
+    /// `schedlab run --format jsonl`: the runs' records (`records::to_jsonl`), empty until
+    /// [`ResultsVm::with_records`] adds them.
+    #[serde(default)]
+    pub results_jsonl: String,
 }
 
 impl ResultsVm {
@@ -70,9 +75,19 @@ impl ResultsVm {
                 scenario_file: export::scenario_json(scenario),
                 results_json: export::results_json(table),
                 results_csv: export::results_csv(table),
+                results_jsonl: String::new(),
             }),
             ..ResultsVm::running(table)
         }
+    }
+
+    /// A stopped job's results with its runs' records file (what `schedlab run --format jsonl`
+    /// prints for them: the same core function).
+    pub fn with_records(mut self, plan: &Plan, results: &[RunResult]) -> ResultsVm {
+        if let Some(f) = &mut self.finished {
+            f.results_jsonl = records::to_jsonl(plan, None, results);
+        }
+        self
     }
 }
 
@@ -80,7 +95,6 @@ impl ResultsVm {
 mod tests {
     use super::*;
     use crate::protocol;
-    use schedlab_core::experiment::Plan;
     use schedlab_core::scenarios;
 
     #[test]
@@ -90,13 +104,16 @@ mod tests {
         let plan = Plan::new(&s).unwrap();
         let results: Vec<_> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();
         let table = plan.table(&results);
-        let vm = ResultsVm::finished(&table, &s);
+        let vm = ResultsVm::finished(&table, &s).with_records(&plan, &results);
         let back: ResultsVm = protocol::decode(&protocol::encode(&vm)).unwrap();
         assert_eq!(back, vm);
         assert_eq!(back.table, TableVm::new(&table));
         let f = back.finished.as_ref().unwrap();
         assert_eq!(f.results_csv, table.to_csv());
         assert_eq!(f.results_json, export::results_json(&table));
+        assert_eq!(f.results_jsonl, records::to_jsonl(&plan, None, &results));
+        let merged = records::merge(&[("page", &f.results_jsonl)]).unwrap();
+        assert_eq!(merged.plan.table(&merged.results), table);
         assert_eq!(f.wake_classes, table.wake_classes);
         assert_eq!(f.scenario_file, format!("{}\n", s.to_json()));
         assert_eq!(f.strip_every, 1);

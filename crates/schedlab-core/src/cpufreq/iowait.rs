@@ -152,7 +152,12 @@ impl World {
         }
         match self.config.schedutil_iowait_boost {
             IowaitBoost::DoublingUtil => {
-                let b = (boost * max) >> 10;
+                let mut b = (boost * max) >> 10;
+                // v5.17-v6.7 sugov_iowait_apply(): uclamp_rq_util_with(rq, boost, NULL) (v6.8
+                // caps the sum in sugov_effective_cpu_perf() instead).
+                if self.config.uclamp_max_sugov && !self.config.schedutil_util_headroom {
+                    b = self.uclamp_rq_util_with(j, b, None);
+                }
                 if b > util {
                     (b, max, true)
                 } else {

@@ -29,6 +29,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 mod history;
+#[cfg(test)]
+mod latency_tests;
 mod ops;
 #[cfg(test)]
 mod tests;
@@ -117,6 +119,8 @@ pub struct RunOutcome {
     pub decisions: Option<Vec<crate::sched::log::Decision>>,
     /// The program each task ran, by task id.
     pub task_programs: Vec<usize>,
+    /// Scheduling latencies per task name and the workload's own latency samples.
+    pub latency: crate::latency::LatencyReport,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -201,6 +205,8 @@ pub struct Engine<'a> {
     /// APERF/MPERF totals of all CPUs at the start and end marks ([`World::aperf_mperf_totals`]).
     aperf_at_start: (u128, u64),
     aperf_at_end: Option<(u128, u64)>,
+    /// Wake-up latency and runqueue wait of every task ([`crate::latency`]).
+    pub(super) lat: crate::latency::Recorder,
 }
 
 impl<'a> Engine<'a> {
@@ -260,6 +266,7 @@ impl<'a> Engine<'a> {
             energy_at_end: None,
             aperf_at_start: (0, 0),
             aperf_at_end: None,
+            lat: crate::latency::Recorder::new(inst.programs.iter().map(|p| p.name.clone())),
             w: world,
             inst,
         }
@@ -308,9 +315,12 @@ impl<'a> Engine<'a> {
         self.fixed_rate.push(false);
         self.in_run.push(false);
         self.t_first.push(0);
+        self.lat.new_task(program);
         self.live_tasks += 1;
         if let Some(p) = parent {
             self.w.tasks[p].live_children += 1;
+            // uclamp_fork(): the child keeps its parent's requests (no sched_reset_on_fork).
+            self.w.tasks[id].uclamp.req = self.w.tasks[p].uclamp.req;
         }
         Some(id)
     }
@@ -342,6 +352,7 @@ impl<'a> Engine<'a> {
             self.w.enqueue_task(cpu, t, Enqueue::New);
             self.w.check_preempt_wakeup(cpu, t);
             self.trace_wakeup(t, cpu, true);
+            self.lat.woken(t, self.w.now);
         }
         self.drain();
         let max_ns = self.limits.max_sim_seconds.saturating_mul(NSEC_PER_SEC);
@@ -452,6 +463,21 @@ impl<'a> Engine<'a> {
             Metric::RecordsPerSecond => per_second(self.counted),
             Metric::MegabytesPerSecond => per_second(self.counted) / 1e6,
             Metric::Count => self.counted as f64,
+            Metric::WakeupLatency(p) | Metric::RequestLatency(p) => {
+                let r = self.lat.report();
+                let (h, what) = match self.inst.metric {
+                    Metric::WakeupLatency(_) => (&r.wakeup, "wake-up"),
+                    _ => (&r.request, "request"),
+                };
+                match h.percentile(p) {
+                    Some(ns) => ns as f64 / 1e3,
+                    None => {
+                        return Err(Error::Workload(format!(
+                            "the workload recorded no {what} latency samples"
+                        )))
+                    }
+                }
+            }
         };
         Ok(RunOutcome {
             value,
@@ -465,6 +491,7 @@ impl<'a> Engine<'a> {
             trace: self.trace,
             decisions: self.w.log.take(),
             task_programs: self.w.tasks.iter().map(|t| t.program).collect(),
+            latency: self.lat.into_report(),
         })
     }
 
@@ -813,6 +840,7 @@ impl<'a> Engine<'a> {
         self.w.tasks[child].recent_used_cpu = target;
         self.w.enqueue_task(target, child, Enqueue::New);
         self.trace_wakeup(child, target, true);
+        self.lat.woken(child, self.w.now);
         self.w.check_preempt_wakeup(target, child);
         self.freq_update(target, 0);
     }
@@ -885,6 +913,7 @@ impl<'a> Engine<'a> {
         self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
         self.w.ttwu_update_avg_idle(target);
         self.trace_wakeup(p, target, false);
+        self.lat.woken(p, self.w.now);
         self.w.check_preempt_wakeup(target, p);
         // enqueue_task_fair(): "If in_iowait is set, the code below may not trigger any cpufreq
         // utilization updates, so do it here explicitly with the IOWAIT flag passed."

@@ -316,8 +316,35 @@ impl Engine<'_> {
                     self.w.set_nice(t, nice);
                     self.w.tasks[t].pc += 1;
                 }
+                Op::SetUclamp { min, max } => {
+                    if self.w.config.uclamp {
+                        if !self.w.sched_setattr_uclamp(t, min, max) {
+                            let name = self.inst.programs[prog].name.clone();
+                            self.fail(Error::Workload(format!(
+                                "program '{name}': sched_setattr() refuses util_min {min:?} / \
+                                 util_max {max:?} (EINVAL: min above max or above 1024)"
+                            )));
+                            return;
+                        }
+                        // The re-enqueue's cpufreq_update_util().
+                        self.freq_update(cpu, 0);
+                    }
+                    self.w.tasks[t].pc += 1;
+                }
                 Op::SetSlice(ns) => {
                     self.w.set_custom_slice(t, ns);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::WakeupSample => {
+                    self.lat.sample_wakeup(t);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::RequestStart => {
+                    self.lat.request_start(t, self.w.now);
+                    self.w.tasks[t].pc += 1;
+                }
+                Op::RequestEnd => {
+                    self.lat.request_end(t, self.w.now);
                     self.w.tasks[t].pc += 1;
                 }
                 Op::MarkStart => {

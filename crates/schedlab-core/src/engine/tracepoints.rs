@@ -42,6 +42,16 @@ impl Engine<'_> {
             self.w.counters.context_switches += 1;
             self.trace_switch(cpu, prev, next);
             self.running[cpu] = next;
+            if let Some(p) = prev {
+                if self.w.tasks[p].state == TaskState::Runnable {
+                    self.lat.preempted(p, self.w.now);
+                }
+            }
+        }
+        // Also when `next` was already shown running (woken before its CPU switched away from
+        // it): its wake-up latency is then 0.
+        if let Some(n) = next {
+            self.lat.switched_in(n, self.w.now);
         }
     }
 

@@ -66,6 +66,28 @@ impl Engine<'_> {
                     )));
                 }
             }
+            // uclamp: every queued task refcounted once per clamp id, and the rq's value the
+            // max of its tasks' (the bucket max may exceed a task's, never the rq's).
+            if self.w.config.uclamp {
+                for id in [
+                    crate::sched::uclamp::UCLAMP_MIN,
+                    crate::sched::uclamp::UCLAMP_MAX,
+                ] {
+                    let top = members
+                        .iter()
+                        .map(|&t| self.w.tasks[t].uclamp.eff[id].value)
+                        .max();
+                    let ok = rq.uclamp.tasks(id) as usize == rq.nr_running
+                        && top.is_none_or(|m| rq.uclamp.value[id] >= m)
+                        && rq.uclamp.idle == (rq.nr_running == 0);
+                    if !ok {
+                        return Err(Error::Scenario(format!(
+                            "invariant: rq {cpu} uclamp[{id}] {:?} does not match its {} tasks",
+                            rq.uclamp, rq.nr_running
+                        )));
+                    }
+                }
+            }
             if self.w.idle_mask.test(cpu) != (rq.curr.is_none() && rq.nr_running == 0) {
                 return Err(Error::Scenario(format!(
                     "invariant: idle mask out of step on CPU{cpu}"

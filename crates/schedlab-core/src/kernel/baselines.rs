@@ -109,6 +109,13 @@ impl KernelConfig {
             eas: Eas::None,
             em_power_uw: false,
             em_util_headroom: false,
+            // No uclamp before v5.3.
+            uclamp: false,
+            util_fits: UtilFits::Util,
+            uclamp_rq_idle_ignore: false,
+            uclamp_max_sugov: false,
+            sched_util_clamp_min: 1024,
+            sched_util_clamp_max: 1024,
             governor: Governor::Schedutil,
         }
     }
@@ -179,6 +186,12 @@ impl KernelConfig {
             eas: Eas::Eenv,
             em_power_uw: true,
             em_util_headroom: true,
+            // uclamp (v5.3+) with util_fits_cpu() (v6.2+), the idle-rq rule of
+            // uclamp_rq_util_with() (v5.13+) and schedutil's uclamp_max fixes (v5.17+).
+            uclamp: true,
+            util_fits: UtilFits::UtilFitsCpu,
+            uclamp_rq_idle_ignore: true,
+            uclamp_max_sugov: true,
             ..KernelConfig::v4_16()
         }
     }
@@ -346,6 +359,11 @@ impl KernelConfig {
             eas: Eas::BaseEnergy,
             em_power_uw: false,
             em_util_headroom: false,
+            // uclamp (v5.3+) with v5.6's uclamp-aware placement (uclamp_task_util()), before
+            // the idle-rq rule (v5.13) and schedutil's uclamp_max fixes (v5.17).
+            util_fits: UtilFits::UclampTaskUtil,
+            uclamp_rq_idle_ignore: false,
+            uclamp_max_sugov: false,
             wake_cap: true,
             balance_wake_on_asym: true,
             wake_cap_asym_gate: true,

@@ -455,8 +455,8 @@ impl LegacyLb {
 /// with `compute_energy()` and the energy model's `em_pd_energy()` / `em_cpu_energy()`
 /// (include/linux/energy_model.h). It acts only where `sched_energy_enabled()` holds (see
 /// [`crate::sched::eas`]: SD_ASYM_CPUCAPACITY, an energy model for every CPU, schedutil, and
-/// `EM_MAX_COMPLEXITY`). Without uclamp in the model, `util_fits_cpu()` (v6.2+) is the plain
-/// `fits_capacity()` test and the `fits` / thermal-capacity ranks of v6.2+ feec are all "fits".
+/// `EM_MAX_COMPLEXITY`). uclamp enters feec as [`KernelConfig::util_fits`] says; without thermal
+/// pressure in the model, the thermal capacity of v6.2+ feec is `arch_scale_cpu_capacity()`.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Eas {
@@ -480,6 +480,32 @@ pub enum Eas {
     /// its spare capacity beats prev's, a reversed ordering (`energy < base`) aborting to prev,
     /// and no margin: the winner replaces prev when `best_delta < prev_delta`.
     Eenv,
+}
+
+/// The test `task_fits_cpu()` / `task_fits_capacity()` and feec's candidate filter apply: which
+/// utilization they compare with a CPU's capacity, and how uclamp enters (see
+/// [`crate::sched::uclamp`]). Read only where [`KernelConfig::uclamp`] is on; without uclamp every
+/// form is `fits_capacity(task_util_est(p), capacity_of(cpu))`.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum UtilFits {
+    /// Before v5.6 (v5.3-v5.5 had uclamp in schedutil only): `fits_capacity(task_util_est(p),
+    /// capacity)`, and feec filters on `cpu_util_next()` alone.
+    #[default]
+    Util,
+    /// v5.6-v6.1 (Valentin Schneider's "uclamp-aware task placement": read in v5.6.4, v5.10.13,
+    /// v5.12.9, v5.15.0): `task_fits_capacity()` is `fits_capacity(uclamp_task_util(p),
+    /// capacity)` with `uclamp_task_util() = clamp(task_util_est, uclamp_min, uclamp_max)`;
+    /// feec skips a CPU unless `fits_capacity(uclamp_rq_util_with(rq, util, p), capacity_of)`.
+    UclampTaskUtil,
+    /// v6.2+ (Qais Yousef, 48d5e9daa8b7 "sched/uclamp: Fix relationship between uclamp and
+    /// migration margin"; read in v6.5 and v6.8): `util_fits_cpu(util, uclamp_min, uclamp_max,
+    /// cpu)`, the real util against `capacity_of()` and the hints against
+    /// `arch_scale_cpu_capacity()`, returning -1 when only uclamp_min does not fit; used by
+    /// `task_fits_cpu()`, `select_idle_capacity()` (the -1 CPUs ranked by capacity),
+    /// `asym_fits_cpu()`, `cpu_overutilized()` (with the rq's clamps) and feec (with the fits
+    /// ranking of its candidates).
+    UtilFitsCpu,
 }
 
 /// The cpufreq governor of every policy.
@@ -788,7 +814,10 @@ pub struct KernelConfig {
     /// `map_util_perf()`), and without frequency invariance the reference is `policy->cur * 1.25`
     /// (`get_capacity_ref_freq()`), so the factors stack to ~1.56. Off: v4.9-v6.7
     /// `get_next_freq()`, `1.25 * (invariant ? max_freq : cur) * util / max`. Fidelity review F18;
-    /// the v6.8 runnable boost (`cpu_util_cfs_boost()`) is not modelled.
+    /// the v6.8 runnable boost (`cpu_util_cfs_boost()`) is not modelled. The same rework (read in
+    /// v6.8) applies uclamp as hints, `max(min, min(util * 1.25, max))`, in schedutil
+    /// and in EAS's `eenv_pd_max_util()` (whose `em_cpu_energy()` then adds no headroom), where
+    /// v5.3-v6.7 clamp the utilization first (`uclamp_rq_util_with()`); see [`crate::sched::uclamp`].
     pub schedutil_util_headroom: bool,
     /// schedutil keeps the frequency of a single-CPU policy whose CPU has not idled since the
     /// last update (`sugov_cpu_is_busy()`, v4.12+).
@@ -829,7 +858,51 @@ pub struct KernelConfig {
     /// `em_pd_energy()`).
     #[serde(default)]
     pub em_util_headroom: bool,
+    /// Utilization clamping (`CONFIG_UCLAMP_TASK`, v5.3+, Patrick Bellasi; read in v5.6.4,
+    /// v5.15.0, v6.5, v6.8): per-task `uclamp_req[UCLAMP_MIN/MAX]` set with `sched_setattr()`
+    /// (SCHED_FLAG_UTIL_CLAMP_MIN/MAX, [`crate::workload::Op::SetUclamp`]), limited by the
+    /// system defaults (`uclamp_eff_get()`); the rq's max-aggregated clamps in
+    /// `UCLAMP_BUCKETS` buckets (`uclamp_rq_inc()` / `uclamp_rq_dec()` in core.c's
+    /// `enqueue_task()` / `dequeue_task()`, UCLAMP_FLAG_IDLE's max retention); schedutil's
+    /// utilization clamped by them (`uclamp_rq_util_with()` in `schedutil_cpu_util()` v5.3-v5.10,
+    /// `effective_cpu_util()` v5.11-v6.7; v6.8 applies min and max in
+    /// `sugov_effective_cpu_perf()`, which `schedutil_util_headroom` stands for), and the EAS
+    /// energy estimate's. Fitting follows [`KernelConfig::util_fits`]. Off: no clamps
+    /// anywhere (before v5.3, or `CONFIG_UCLAMP_TASK=n`). See [`crate::sched::uclamp`].
+    #[serde(default)]
+    pub uclamp: bool,
+    /// How task placement tests that a task fits a CPU, with uclamp (see [`UtilFits`]).
+    #[serde(default)]
+    pub util_fits: UtilFits,
+    /// `uclamp_rq_util_with(rq, util, p)` ignores the rq's clamps when the rq is idle
+    /// (`uclamp_rq_is_idle()`, UCLAMP_FLAG_IDLE: the max clamp retained from the last task), as
+    /// `p` will reset them (v5.13+, 3e1493f46390 "sched/uclamp: Ignore max aggregation if rq is
+    /// idle"; read: absent in v5.12.9, present in v5.15.0 and v6.5; v6.8's `eenv_pd_max_util()`
+    /// open-codes the same). Matters where a waking task is costed: feec's filter and the energy
+    /// estimate. Off: the retained max of an idle CPU still caps the waking task there.
+    #[serde(default)]
+    pub uclamp_rq_idle_ignore: bool,
+    /// schedutil honours a uclamp_max cap (v5.17+, Qais Yousef: d37aee9018e6 "sched/uclamp: Fix
+    /// iowait boost escaping uclamp restriction" clamps the iowait boost with
+    /// `uclamp_rq_util_with(rq, boost, NULL)` in `sugov_iowait_apply()`, and 7a17e1db1265
+    /// "sched/sugov: Ignore 'busy' filter when rq is capped by uclamp_max" skips the busy hold
+    /// while `uclamp_rq_is_capped()`; read: neither in v5.15.0, both in v6.5 and v6.8). Off: the
+    /// iowait boost and the busy hold escape the cap.
+    #[serde(default)]
+    pub uclamp_max_sugov: bool,
+    /// The sysctl `sched_util_clamp_min` (`sysctl_sched_uclamp_util_min`, v5.3+, default 1024):
+    /// the highest uclamp_min any task gets (`uclamp_eff_get()`). A tunable.
+    #[serde(default = "uclamp_default")]
+    pub sched_util_clamp_min: u32,
+    /// The sysctl `sched_util_clamp_max` (`sysctl_sched_uclamp_util_max`, default 1024): the
+    /// highest uclamp_max any task gets. A tunable.
+    #[serde(default = "uclamp_default")]
+    pub sched_util_clamp_max: u32,
     pub governor: Governor,
+}
+
+fn uclamp_default() -> u32 {
+    1024
 }
 
 fn iowait_boost_default() -> IowaitBoost {
@@ -900,6 +973,15 @@ impl KernelConfig {
             return Err(Error::Config(format!(
                 "hwp_epp must be 0 to 255, not {}",
                 self.hwp_epp
+            )));
+        }
+        // sysctl_sched_uclamp_handler(): min <= max <= SCHED_CAPACITY_SCALE.
+        if self.sched_util_clamp_min > self.sched_util_clamp_max || self.sched_util_clamp_max > 1024
+        {
+            return Err(Error::Config(format!(
+                "sched_util_clamp_min ({}) must be at most sched_util_clamp_max ({}), and that at \
+                 most 1024",
+                self.sched_util_clamp_min, self.sched_util_clamp_max
             )));
         }
         if let Some(ap) = &self.asym_packing {

@@ -103,6 +103,22 @@ impl EmPerfDomain {
         } else {
             (fmax + (fmax >> 2)) * max_util / self.scale_cpu
         };
+        self.cost_at(freq, sum_util)
+    }
+
+    /// v6.8 `em_cpu_energy()` after `eenv_pd_max_util()` applied `sugov_effective_cpu_perf()`
+    /// (headroom and uclamp hints, capped at the allowed capacity) to `max_perf`:
+    /// `freq = fmax * max_perf / scale_cpu`, no headroom of its own.
+    pub fn energy_perf(&self, max_perf: u64, sum_util: u64) -> u64 {
+        if sum_util == 0 {
+            return 0;
+        }
+        let fmax = self.table.last().map_or(0, |s| s.frequency_khz);
+        self.cost_at(fmax * max_perf / self.scale_cpu, sum_util)
+    }
+
+    /// The lowest state at or above `freq` (else the highest): `cost * sum_util / scale_cpu`.
+    fn cost_at(&self, freq: u64, sum_util: u64) -> u64 {
         let ps = self
             .table
             .iter()

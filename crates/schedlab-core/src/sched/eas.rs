@@ -9,21 +9,26 @@
 //!   of later kernels is not modelled (no preset with an energy model has SMT).
 //! - The root domain's `overutilized` flag: `cpu_overutilized()` is `!fits_capacity(cpu_util(cpu),
 //!   capacity_of(cpu))` (v5.4+; v5.0-v5.3 `capacity_of * 1024 < cpu_util * capacity_margin`;
-//!   v6.2+ `util_fits_cpu()`, which without uclamp in the model is the same test), set by
+//!   v6.2+ `!util_fits_cpu()` with the rq's uclamp hints), set by
 //!   `update_overutilized_status()` at a (non-new) enqueue and at the tick, and written by the
 //!   load balancer's `update_sd_lb_stats()` (refreshed at the root domain, only ever set below it).
 //!   It gates `find_busiest_group()` (an EAS system balances only while overutilized) and the
 //!   wake-up (`find_energy_efficient_cpu()` gives up while overutilized).
 //! - `find_energy_efficient_cpu()` with `compute_energy()` per era (see [`crate::kernel::Eas`]).
 //!
-//! Left out: uclamp (issue 12 item 3), thermal pressure, RT/DL/IRQ utilization (none in the model),
-//! the v6.7+ runnable boost of `cpu_util(..., boost)`.
+//! - uclamp (v5.3+, [`super::uclamp`]): the max utilization of the energy estimate is clamped
+//!   (`compute_energy()` per era), feec's candidates are filtered and ranked with the task's and
+//!   the rq's hints ([`World::feec_fits`]), `cpu_overutilized()` reads the rq's hints (v6.2+).
+//!
+//! Left out: thermal pressure, RT/DL/IRQ utilization (none in the model), the v6.7+ runnable
+//! boost of `cpu_util(..., boost)`.
 
 use super::log::{EasLog, EasPdLog};
+use super::uclamp::{UCLAMP_MAX, UCLAMP_MIN};
 use super::{TaskId, World};
 use crate::cpumask::CpuMask;
 use crate::domains::SchedDomains;
-use crate::kernel::{Eas, Governor, KernelConfig};
+use crate::kernel::{Eas, Governor, KernelConfig, UtilFits};
 use crate::power::em::{em_register, EmPerfDomain};
 use crate::topology::Topology;
 use serde::{Deserialize, Serialize};
@@ -136,6 +141,8 @@ struct Best {
     cpu: usize,
     delta: u64,
     fits: i32,
+    /// `best_thermal_cap`: the perf domain's `arch_scale_cpu_capacity()`.
+    thermal_cap: u64,
 }
 
 impl World {
@@ -155,9 +162,22 @@ impl World {
         }
     }
 
-    /// `cpu_overutilized()` (false without EAS, as v6.x returns and as nothing reads it in v5.x).
+    /// `cpu_overutilized()` (false without EAS, as v6.x returns and as nothing reads it in v5.x);
+    /// v6.2+ `!util_fits_cpu(cpu_util_cfs(cpu), rq uclamp_min, rq uclamp_max, cpu)`, so a CPU
+    /// capped by uclamp_max, or missing only a boost (-1), is not overutilized.
     pub fn cpu_overutilized(&self, cpu: usize) -> bool {
-        self.sched_energy_enabled() && !self.eas_fits(self.cpu_util(cpu), self.capacity_of(cpu))
+        if !self.sched_energy_enabled() {
+            return false;
+        }
+        let util = self.cpu_util(cpu);
+        if self.config.uclamp && self.config.util_fits == UtilFits::UtilFitsCpu {
+            let (lo, hi) = (
+                self.uclamp_rq_get(cpu, UCLAMP_MIN),
+                self.uclamp_rq_get(cpu, UCLAMP_MAX),
+            );
+            return self.util_fits_cpu(util, lo, hi, cpu) == 0;
+        }
+        !self.eas_fits(util, self.capacity_of(cpu))
     }
 
     /// `update_overutilized_status()`: a (non-new) enqueue or a tick on `cpu`.
@@ -214,16 +234,17 @@ impl World {
 
     /// v5.0-v5.19 `compute_energy(p, dst_cpu, pd)` of one perf domain: per CPU `util =
     /// cpu_util_next()`, `schedutil_cpu_util()` (ENERGY_UTIL for the sum, FREQUENCY_UTIL for the
-    /// max) is `min(util, capacity)` without RT/DL/IRQ, then the EM's estimate.
+    /// max) is `min(util, capacity)` without RT/DL/IRQ, the max clamped by uclamp
+    /// (`uclamp_rq_util_with(rq, util, tsk)`, `tsk` = p on dst_cpu), then the EM's estimate.
     fn compute_energy_v5(&self, p: TaskId, dst: Option<usize>, pd: usize) -> u64 {
         let em = &self.pd[pd];
         let (mut max_util, mut sum_util) = (0, 0);
         for cpu in em.cpus.iter() {
-            let util = self
-                .cpu_util_next(cpu, p, dst)
-                .min(self.arch_scale_cpu_capacity(cpu));
+            let cap = self.arch_scale_cpu_capacity(cpu);
+            let util = self.cpu_util_next(cpu, p, dst).min(cap);
             sum_util += util;
-            max_util = max_util.max(util);
+            let tsk = (dst == Some(cpu)).then_some(p);
+            max_util = max_util.max(self.uclamp_rq_util_with(cpu, util, tsk).min(cap));
         }
         em.energy(
             max_util,
@@ -235,7 +256,11 @@ impl World {
 
     /// v6.0+ `compute_energy(eenv, pd, cpus, p, dst_cpu)`: `eenv_pd_max_util()` (each CPU's
     /// `cpu_util(cpu, p, dst)` capped at its capacity, the max capped at `eenv->cpu_cap`) and the
-    /// busy time `pd_busy_time` (+ the task's, capped at `pd_cap`, for a destination).
+    /// busy time `pd_busy_time` (+ the task's, capped at `pd_cap`, for a destination). uclamp
+    /// enters the max: v6.0-v6.7 `effective_cpu_util(FREQUENCY_UTIL, tsk)` clamps with
+    /// `uclamp_rq_util_with(rq, util, tsk)`; v6.8 (`schedutil_util_headroom`) applies
+    /// `sugov_effective_cpu_perf()` with the rq's hints raised by tsk's (tsk's max alone on an
+    /// idle rq), headroom included, and `em_cpu_energy()` adds none.
     fn compute_energy_eenv(
         &self,
         eenv: &EnergyEnv,
@@ -250,18 +275,28 @@ impl World {
             cpu_cap,
         } = *eenv;
         let em = &self.pd[pd];
+        let v6_8 = self.config.schedutil_util_headroom;
         let mut max_util = 0;
         for cpu in em.cpus.iter() {
-            let util = self
-                .cpu_util_next(cpu, p, dst)
-                .min(self.arch_scale_cpu_capacity(cpu));
-            max_util = max_util.max(util);
+            let cap = self.arch_scale_cpu_capacity(cpu);
+            let util = self.cpu_util_next(cpu, p, dst).min(cap);
+            let tsk = (dst == Some(cpu)).then_some(p);
+            let eff = if v6_8 {
+                let (lo, hi) = self.uclamp_sugov_bounds(cpu, tsk);
+                (util + (util >> 2)).min(hi).max(lo)
+            } else {
+                self.uclamp_rq_util_with(cpu, util, tsk).min(cap)
+            };
+            max_util = max_util.max(eff);
         }
         let max_util = max_util.min(cpu_cap);
         let busy = match dst {
             Some(_) => (pd_busy_time + task_busy_time).min(pd_cap),
             None => pd_busy_time,
         };
+        if v6_8 {
+            return em.energy_perf(max_util, busy);
+        }
         em.energy(max_util, busy, cpu_cap, self.config.em_util_headroom)
     }
 
@@ -297,9 +332,14 @@ impl World {
             base_energy: 0,
             margin: None,
             reversed: false,
+            fits: None,
             target: prev_cpu,
         });
-        let target = if task_util == 0 {
+        // v6.8: `!task_util_est(p) && p_util_min == 0` (v6.2-v6.7 `!uclamp_task_util()`, which
+        // differs only for a uclamp_max of 0); before v6.2 `!task_util_est(p)`.
+        let boosted = self.config.util_fits == UtilFits::UtilFitsCpu
+            && self.uclamp_eff_value(p, UCLAMP_MIN) > 0;
+        let target = if task_util == 0 && !boosted {
             prev_cpu
         } else {
             match self.config.eas {
@@ -351,7 +391,14 @@ impl World {
                 }
                 let util = self.cpu_util_next(c, p, Some(c));
                 let cap = self.capacity_of(c);
-                if !self.eas_fits(util, cap) {
+                // v5.6+: "Take uclamp into account to see how much capacity we can get out of
+                // the CPU" (the spare capacity stays unclamped).
+                let fit_util = if self.config.util_fits == UtilFits::Util {
+                    util
+                } else {
+                    self.uclamp_rq_util_with(c, util, Some(p))
+                };
+                if !self.eas_fits(fit_util, cap) {
                     continue;
                 }
                 if c == prev_cpu {
@@ -412,7 +459,30 @@ impl World {
         }
     }
 
-    /// v6.0+: [`Eas::Eenv`]. Without uclamp every fitting CPU has `fits == 1`.
+    /// feec's candidate test: v6.2+ `util_fits_cpu(util, util_min, util_max, cpu)` with the
+    /// task's hints max-aggregated with the rq's unless the rq is idle (`uclamp_rq_util_with()`
+    /// open-coded without the clamp); v5.6-v6.1 `fits_capacity(uclamp_rq_util_with(rq, util,
+    /// p), capacity_of)`; before, `fits_capacity(util)`. 1 fits, -1 fits but for uclamp_min, 0
+    /// skip.
+    fn feec_fits(&self, p: TaskId, cpu: usize, util: u64, cap: u64) -> i32 {
+        match self.config.util_fits {
+            UtilFits::UtilFitsCpu if self.config.uclamp => {
+                let mut lo = self.uclamp_eff_value(p, UCLAMP_MIN);
+                let mut hi = self.uclamp_eff_value(p, UCLAMP_MAX);
+                if !self.uclamp_rq_is_idle(cpu) {
+                    lo = lo.max(self.uclamp_rq_get(cpu, UCLAMP_MIN));
+                    hi = hi.max(self.uclamp_rq_get(cpu, UCLAMP_MAX));
+                }
+                self.util_fits_cpu(util, lo, hi, cpu)
+            }
+            UtilFits::Util => self.eas_fits(util, cap) as i32,
+            _ => self.eas_fits(self.uclamp_rq_util_with(cpu, util, Some(p)), cap) as i32,
+        }
+    }
+
+    /// v6.0+: [`Eas::Eenv`]. Candidates rank by `fits` (1 over -1); among CPUs that miss only
+    /// uclamp_min the one of the bigger perf domain (`cpu_thermal_cap`, no thermal pressure in
+    /// the model) wins.
     fn feec_eenv(
         &self,
         p: TaskId,
@@ -428,13 +498,22 @@ impl World {
             cpu: prev_cpu,
             delta: u64::MAX,
             fits: -1,
+            thermal_cap: 0,
         };
-        let finish = |log: &mut Option<EasLog>, prev: u64, best: &Best, reversed: bool| {
+        let mut prev_thermal_cap = 0;
+        // Some CPU fitted all but uclamp_min (shown in the log with the fits ranks).
+        let mut boost_missed = false;
+        let finish = |log: &mut Option<EasLog>,
+                      prev: u64,
+                      best: &Best,
+                      reversed: bool,
+                      fits: Option<(i32, i32)>| {
             if let Some(l) = log {
                 l.prev = (prev != u64::MAX).then_some(prev);
                 l.best = (best.delta != u64::MAX).then_some(best.delta);
                 l.best_cpu = best.cpu;
                 l.reversed = reversed;
+                l.fits = fits;
             }
         };
         for pd in 0..self.pd.len() {
@@ -450,10 +529,11 @@ impl World {
                 }
                 let util = self.cpu_util_next(c, p, Some(c));
                 let cap = self.capacity_of(c);
-                if !self.eas_fits(util, cap) {
+                let fits = self.feec_fits(p, c, util, cap);
+                if fits == 0 {
                     continue;
                 }
-                let fits = 1;
+                boost_missed |= fits < 0;
                 let left = cap.saturating_sub(util) as i64;
                 if c == prev_cpu {
                     prev_spare = left;
@@ -497,15 +577,18 @@ impl World {
                     if let Some(l) = log {
                         l.pds.push(entry);
                     }
-                    finish(log, prev_delta, &best, true);
+                    finish(log, prev_delta, &best, true, None);
                     return prev_cpu;
                 }
                 prev_delta = e - base;
+                prev_thermal_cap = cpu_cap;
                 entry.prev = Some(prev_delta);
                 best_delta = best_delta.min(prev_delta);
             }
             if let Some(m) = msc.filter(|_| max_spare > prev_spare) {
-                if max_fits < best.fits {
+                // The best so far fits better; or neither meets uclamp_min and it has at least
+                // this domain's capacity.
+                if max_fits < best.fits || (max_fits < 0 && cpu_cap <= best.thermal_cap) {
                     if let Some(l) = log {
                         l.pds.push(entry);
                     }
@@ -516,7 +599,7 @@ impl World {
                     if let Some(l) = log {
                         l.pds.push(entry);
                     }
-                    finish(log, prev_delta, &best, true);
+                    finish(log, prev_delta, &best, true, None);
                     return prev_cpu;
                 }
                 let cur = e - base;
@@ -528,6 +611,7 @@ impl World {
                         cpu: m,
                         delta: cur,
                         fits: max_fits,
+                        thermal_cap: cpu_cap,
                     };
                 }
             }
@@ -535,8 +619,12 @@ impl World {
                 l.pds.push(entry);
             }
         }
-        finish(log, prev_delta, &best, false);
-        if best.fits > prev_fits || (best.fits > 0 && best_delta < prev_delta) {
+        let fits = boost_missed.then_some((prev_fits, best.fits));
+        finish(log, prev_delta, &best, false, fits);
+        if best.fits > prev_fits
+            || (best.fits > 0 && best_delta < prev_delta)
+            || (best.fits < 0 && best.thermal_cap > prev_thermal_cap)
+        {
             best.cpu
         } else {
             prev_cpu

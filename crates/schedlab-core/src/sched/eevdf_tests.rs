@@ -359,3 +359,80 @@ fn preempt_short_lets_a_shorter_slice_cancel_run_to_parity() {
         );
     }
 }
+
+#[test]
+fn a_wakee_of_a_waker_that_then_sleeps_waits_behind_the_other_task() {
+    // schbench's handshake on one CPU, with the figures of the 2-CPU, 4-worker run of
+    // tests/schbench.rs (v6.8 at 0.574615 s on CPU0): worker A (curr, key +872960 ns) ends its
+    // request, posts the message thread M (asleep, vlag 0) and waits; worker B is queued at
+    // key 0 in the middle of its request, deadline 1.5 ms on (here the base slice is 3 ms).
+    //
+    // v6.8: place_entity() puts M at V of {A, B} (+436480, curr counts: avg_vruntime()); A's
+    // sleep takes A out of the average, V = (0 + 436480) / 2 = +218240, so B is eligible and M
+    // is not: B runs. M becomes eligible once B has had 436480 ns, but nothing asks for a pick
+    // again until B sleeps, a wake-up comes or B's deadline passes: M waits. RUN_TO_PARITY does
+    // not decide any step here (the test passes without it: A is not eligible once M joins, and
+    // B's deadline is the earliest while M is not eligible). The wait is the message thread's,
+    // so schbench, which stamps wake_time when M starts its list walk, never sees it (see
+    // tests/schbench.rs).
+    //
+    // CFS (the pre-v6.6 pick): M is placed half a latency period left of min_vruntime, preempts
+    // A at once, and is the leftmost after A sleeps: M runs.
+    for pick in [FairPick::Eevdf, FairPick::Cfs] {
+        let mut w = eevdf("v6.8");
+        w.config.fair_pick = pick;
+        let b = queued(&mut w, 0, 0, 3 * MS / 2, 0);
+        let a = queued(&mut w, 0, 872_960, 872_960 + 3 * MS, 0);
+        make_curr(&mut w, 0, a);
+        w.tasks[a].vlag = w.tasks[a].deadline as i64;
+        let m = w.tasks.len();
+        let all = w.topo.all_cpus();
+        w.tasks.push(Task::new(m, 0, all, 0, None, 0));
+        w.tasks[m].state = TaskState::Sleeping;
+        w.tasks[m].vruntime = w.rqs[0].min_vruntime.wrapping_sub(100 * NSEC_PER_MSEC);
+        w.tasks[m].vlag = 0;
+        w.enqueue_task(0, m, Enqueue::Wakeup { migrated: false });
+        w.check_preempt_wakeup(0, m);
+        let min = w.rqs[0].min_vruntime as i64;
+        let key = |w: &World, t: TaskId| w.tasks[t].vruntime as i64 - min;
+        match pick {
+            FairPick::Eevdf => {
+                assert_eq!(key(&w, m), 436_480);
+                // The pick is B (A, right of the average, is not eligible; B has the earliest
+                // deadline), not M: no preemption (A sleeps next anyway).
+                assert!(!w.need_resched.test(0));
+            }
+            FairPick::Cfs => assert!(w.need_resched.test(0), "M preempts A"),
+        }
+        w.dequeue_task(0, a, false);
+        w.tasks[a].state = TaskState::Sleeping;
+        let next = w.pick_next_task(0);
+        if pick == FairPick::Cfs {
+            assert_eq!(next, Some(m), "CFS");
+            continue;
+        }
+        assert_eq!(w.avg_vruntime(0) as i64 - min, 218_240);
+        assert!(!w.entity_eligible(0, m));
+        assert_eq!(next, Some(b), "EEVDF");
+        // B runs 0.3 ms: a wake-up check (any wakee) finds M still not eligible: B stays.
+        w.now += 300_000;
+        w.check_preempt_wakeup(0, m);
+        assert!(!w.entity_eligible(0, m) && !w.need_resched.test(0));
+        // At 0.5 ms B is past M (436480 ns of service): M is eligible and B is not, so a pick
+        // would run M; but the v6.8 tick only charges curr (entity_tick(): update_curr(), and
+        // update_deadline() only at the deadline), so nothing asks until B sleeps, another
+        // wake-up comes, or B's deadline passes: M waits.
+        w.now += 200_000;
+        w.update_curr(0);
+        w.check_preempt_tick(0);
+        assert!(w.entity_eligible(0, m) && !w.entity_eligible(0, b));
+        assert!(!w.need_resched.test(0));
+        assert_eq!(w.pick_eevdf(0), Some(m));
+        // At B's deadline (1.5 ms of service) update_deadline() reschedules, and M is picked.
+        w.now += NSEC_PER_MSEC;
+        w.update_curr(0);
+        assert!(w.need_resched.test(0));
+        w.need_resched.clear(0);
+        assert_eq!(w.pick_next_task(0), Some(m));
+    }
+}

@@ -40,6 +40,9 @@ pub enum FreqWhy {
     HwpRamp,
     /// HWP dynamic boost (`intel_pstate_hwp_boost_up/down()`).
     HwpBoost,
+    /// The rq's uclamp values (v5.3+) moved the utilization the request came from; `util` is the
+    /// clamped value.
+    Uclamp,
 }
 
 impl FreqWhy {
@@ -52,6 +55,7 @@ impl FreqWhy {
             FreqWhy::TurboCap => "turbo cap",
             FreqWhy::HwpRamp => "hwp ramp",
             FreqWhy::HwpBoost => "hwp boost",
+            FreqWhy::Uclamp => "uclamp",
         }
     }
 }
@@ -130,6 +134,11 @@ pub struct EasLog {
     /// ordering"), so feec kept prev_cpu.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reversed: bool,
+    /// v6.2+ with uclamp, when some CPU fitted all but the task's uclamp_min
+    /// (`util_fits_cpu()` -1): prev's and the best candidate's `fits` (1 fits, -1 only the
+    /// boost misses), which rank before energy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fits: Option<(i32, i32)>,
     pub target: usize,
 }
 
@@ -180,6 +189,9 @@ impl EasLog {
         }
         if self.reversed {
             verdict += ", ordering reversed";
+        }
+        if let Some((p, b)) = self.fits {
+            verdict += &format!(", uclamp fits prev {p} best {b}");
         }
         format!("feec ({rule}): {}; {verdict}", parts.join("; "))
     }

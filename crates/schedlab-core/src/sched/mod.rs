@@ -14,6 +14,9 @@ pub mod log;
 pub mod rq;
 pub mod sis;
 pub mod tracepoints;
+pub mod uclamp;
+#[cfg(test)]
+mod uclamp_tests;
 pub mod wakeup;
 
 use crate::cpumask::CpuMask;
@@ -104,6 +107,8 @@ pub struct Task {
     pub in_iowait: bool,
     /// The CPU whose `rq->nr_iowait` counts the task while it sleeps in I/O.
     pub iowait_cpu: usize,
+    /// `p->uclamp_req[]` and `p->uclamp[]` (v5.3+, [`uclamp`]).
+    pub uclamp: uclamp::TaskUclamp,
 }
 
 impl Task {
@@ -146,6 +151,7 @@ impl Task {
             live_children: 0,
             in_iowait: false,
             iowait_cpu: 0,
+            uclamp: uclamp::TaskUclamp::default(),
         }
     }
 }
@@ -211,6 +217,8 @@ pub struct Rq {
     /// Bumped whenever curr's completion time changes, to ignore stale events.
     pub gen: u32,
     pub tick_armed: bool,
+    /// `rq->uclamp[]` and `rq->uclamp_flags` (v5.3+, [`uclamp`]).
+    pub uclamp: uclamp::UclampRq,
 }
 
 /// Per-CPU copy of a sched domain's balancing state (`sd->balance_interval`, ...).
@@ -449,6 +457,7 @@ impl World {
                 last_account: 0,
                 gen: 0,
                 tick_armed: false,
+                uclamp: uclamp::UclampRq::default(),
             })
             .collect();
         let llc_shared = (0..n)

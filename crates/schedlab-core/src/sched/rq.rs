@@ -366,6 +366,10 @@ impl World {
 
     /// `enqueue_task_fair()`: `how` tells whether this is a wake-up, a new task or a migration.
     pub fn enqueue_task(&mut self, cpu: usize, t: TaskId, how: Enqueue) {
+        // core.c enqueue_task(): uclamp_rq_inc() before the class's enqueue (v5.3+).
+        if self.config.uclamp {
+            self.uclamp_rq_inc(cpu, t);
+        }
         self.update_curr(cpu);
         self.update_load_avg(cpu, None);
         let from = self.tasks[t].cpu;
@@ -440,6 +444,10 @@ impl World {
     /// `dequeue_task_fair()`. For a sleep, the task keeps its signals attached to this CPU (they
     /// decay as blocked load); for a migration they are detached.
     pub fn dequeue_task(&mut self, cpu: usize, t: TaskId, migrating: bool) {
+        // core.c dequeue_task(): uclamp_rq_dec() before the class's dequeue (v5.3+).
+        if self.config.uclamp {
+            self.uclamp_rq_dec(cpu, t);
+        }
         // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
         let est = self.task_util_est_only(t);
         self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);

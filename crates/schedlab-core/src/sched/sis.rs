@@ -17,7 +17,6 @@
 //! a fixed cost per CPU visited ([`crate::kernel::KernelConfig::sis_scan_cost_per_cpu_ns`],
 //! **[assumed]**), where the kernel times it with `cpu_clock()`.
 
-use super::wakeup::fits_capacity;
 use super::{TaskId, World};
 use crate::kernel::{RecentUsedCpu, SisCoreScan, SisScan};
 
@@ -84,7 +83,8 @@ impl World {
         if !self.config.sis_asym_capacity || self.sd.sd_asym_cpucapacity[cpu].is_none() {
             return true;
         }
-        fits_capacity(self.task_util_est(p), self.capacity_of(cpu))
+        // v6.2+: util_fits_cpu(util, util_min, util_max, cpu) > 0.
+        self.task_fits_cpu(p, cpu)
     }
 
     /// `select_idle_sibling()`: target if idle, else prev if it shares the LLC and is idle, else
@@ -295,23 +295,30 @@ impl World {
     }
 
     /// `select_idle_capacity()` (v5.7+): the first idle CPU from target where the task fits, else the
-    /// idle CPU with the most capacity.
+    /// idle CPU with the most capacity (v5.7-v6.1: `fits_capacity(uclamp_task_util(p))`). v6.2+
+    /// with `util_fits_cpu()`: the first CPU that fits in full; else, among the CPUs where only
+    /// uclamp_min misses (-1, ranked by `arch_scale_cpu_capacity()`: no thermal load in the
+    /// model), the biggest, and only then the one with most `capacity_of()` among the rest.
     fn select_idle_capacity(&self, p: TaskId, sd: usize, target: usize) -> usize {
         let span = self.sd.domains[sd].span.and(&self.tasks[p].allowed);
-        let util = self.task_util_est(p);
         let mut best_cap = 0;
+        let mut best_fits = 0;
         let mut best_cpu = None;
         for cpu in span.iter_wrap(target) {
             if !self.idle_cpu(cpu) {
                 continue;
             }
-            let cap = self.capacity_of(cpu);
-            if fits_capacity(util, cap) {
+            let mut cap = self.capacity_of(cpu);
+            let fits = self.task_util_fits_cpu(p, cpu);
+            if fits > 0 {
                 return cpu;
+            } else if fits < 0 {
+                cap = self.arch_scale_cpu_capacity(cpu);
             }
-            if cap > best_cap {
+            if fits < best_fits || (fits == best_fits && cap > best_cap) {
                 best_cap = cap;
                 best_cpu = Some(cpu);
+                best_fits = fits;
             }
         }
         best_cpu.unwrap_or(target)

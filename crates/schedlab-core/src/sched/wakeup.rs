@@ -182,8 +182,8 @@ impl World {
         if self.config.wake_cap_sync {
             self.sync_entity_load_avg(p);
         }
-        // capacity_margin = 1280
-        min_cap * 1024 < self.task_util_est(p) * 1280
+        // !task_fits_capacity(p, min_cap): capacity_margin = 1280 (uclamp_task_util() v5.6+).
+        !self.task_fits_capacity(p, min_cap)
     }
 
     /// `sync_entity_load_avg()`: decay a sleeping task's signals to its cfs_rq's last update.
@@ -608,7 +608,7 @@ impl World {
             if nr == 0 && self.rqs[i].curr.is_none_or(|c| c == p) {
                 s.idle_cpus += 1;
             }
-            if asym && !fits_some && fits_capacity(self.task_util_est(p), self.capacity_of(i)) {
+            if asym && !fits_some && self.task_fits_cpu(p, i) {
                 fits_some = true;
             }
         }

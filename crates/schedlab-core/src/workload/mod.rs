@@ -6,12 +6,14 @@ pub mod gitsource;
 pub mod hackbench;
 pub mod kernbench;
 pub mod rtapp;
+pub mod schbench;
 pub mod speed;
 pub mod sysbench;
 pub mod tbench;
 pub mod twostep;
 
 use crate::error::{Error, Result};
+use crate::latency::Pct;
 use crate::topology::Topology;
 use crate::units::{Nanos, Work};
 use serde::{Deserialize, Serialize};
@@ -122,10 +124,30 @@ pub enum Op {
     /// `dl-runtime`): its own EEVDF slice on v6.12+ (0 returns it to the base slice); earlier
     /// kernels ignore it.
     SetSlice(u64),
+    /// `sched_setattr()` with SCHED_FLAG_KEEP_ALL and SCHED_FLAG_UTIL_CLAMP_MIN / _MAX for the
+    /// values given (rt-app's `util_min` / `util_max`): the task's uclamp requests, v5.3+ (see
+    /// [`crate::sched::uclamp`]). A kernel without uclamp refuses it (-EOPNOTSUPP) and the task
+    /// runs on unclamped; an invalid pair (min above max, with the request kept for the absent
+    /// one) ends the run with an error, as it ends rt-app.
+    SetUclamp {
+        min: Option<u32>,
+        max: Option<u32>,
+    },
     /// Add to the run's work counter (records, transactions, bytes: what the metric counts).
     Count(u64),
     /// Forget what was counted so far: the end of a warm-up.
     ResetCount,
+    /// Record the wake-up latency of the task's current run (from the `try_to_wake_up()` that
+    /// ended its last sleep to its switch-in) as one of the workload's own wake-up latency samples:
+    /// what schbench's `msg_and_wait()` measures after `fwait()` returns (see
+    /// [`crate::latency`]). Nothing is recorded if the task has not been woken since the last
+    /// sample, or if the latency was 0.
+    WakeupSample,
+    /// A request starts now (schbench's `work_start`).
+    RequestStart,
+    /// The request started by the last `RequestStart` ends: its latency is one of the workload's
+    /// request latency samples.
+    RequestEnd,
     /// Start and stop the clock of the run's elapsed-time metric.
     MarkStart,
     MarkEnd,
@@ -175,6 +197,10 @@ pub enum Metric {
     MegabytesPerSecond,
     /// `Count`s in total.
     Count,
+    /// A percentile of the workload's wake-up latency samples ([`Op::WakeupSample`]), in us.
+    WakeupLatency(crate::latency::Pct),
+    /// A percentile of the workload's request latency samples ([`Op::RequestEnd`]), in us.
+    RequestLatency(crate::latency::Pct),
 }
 
 impl Metric {
@@ -185,6 +211,18 @@ impl Metric {
             Metric::RecordsPerSecond => "records/s",
             Metric::MegabytesPerSecond => "throughput",
             Metric::Count => "count",
+            Metric::WakeupLatency(p) => match p {
+                Pct::P50 => "wakeup latency p50",
+                Pct::P90 => "wakeup latency p90",
+                Pct::P99 => "wakeup latency p99",
+                Pct::P999 => "wakeup latency p99.9",
+            },
+            Metric::RequestLatency(p) => match p {
+                Pct::P50 => "request latency p50",
+                Pct::P90 => "request latency p90",
+                Pct::P99 => "request latency p99",
+                Pct::P999 => "request latency p99.9",
+            },
         }
     }
     pub fn unit(self) -> &'static str {
@@ -194,10 +232,14 @@ impl Metric {
             Metric::RecordsPerSecond => "records/s",
             Metric::MegabytesPerSecond => "MB/s",
             Metric::Count => "count",
+            Metric::WakeupLatency(_) | Metric::RequestLatency(_) => "us",
         }
     }
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, Metric::ElapsedSeconds)
+        !matches!(
+            self,
+            Metric::ElapsedSeconds | Metric::WakeupLatency(_) | Metric::RequestLatency(_)
+        )
     }
 }
 
@@ -324,6 +366,7 @@ pub enum WorkloadSpec {
     Kernbench(kernbench::Kernbench),
     Gitsource(gitsource::Gitsource),
     TwoStep(twostep::TwoStep),
+    Schbench(schbench::Schbench),
 }
 
 impl WorkloadSpec {
@@ -339,6 +382,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => s.instantiate()?,
             WorkloadSpec::Gitsource(s) => s.instantiate()?,
             WorkloadSpec::TwoStep(s) => s.instantiate(topo)?,
+            WorkloadSpec::Schbench(s) => s.instantiate(topo)?,
         };
         inst.validate()?;
         inst.rates = speed::Rates::resolve(self.speed(), &self.speed_defaults(topo), topo)?;
@@ -356,6 +400,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => &s.speed,
             WorkloadSpec::Gitsource(s) => &s.speed,
             WorkloadSpec::TwoStep(s) => &s.speed,
+            WorkloadSpec::Schbench(s) => &s.speed,
         }
     }
 
@@ -383,6 +428,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => s.metric(),
             WorkloadSpec::Gitsource(s) => s.metric(),
             WorkloadSpec::TwoStep(s) => s.metric(),
+            WorkloadSpec::Schbench(s) => s.metric(),
         }
     }
 
@@ -397,6 +443,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(_) => kernbench::SWEEPABLE,
             WorkloadSpec::Gitsource(_) => gitsource::SWEEPABLE,
             WorkloadSpec::TwoStep(_) => twostep::SWEEPABLE,
+            WorkloadSpec::Schbench(_) => schbench::SWEEPABLE,
         }
     }
 
@@ -427,6 +474,7 @@ impl WorkloadSpec {
             WorkloadSpec::Kernbench(s) => s.set_param(name, value)?,
             WorkloadSpec::Gitsource(s) => s.set_param(name, value)?,
             WorkloadSpec::TwoStep(s) => s.set_param(name, value)?,
+            WorkloadSpec::Schbench(s) => s.set_param(name, value)?,
         }
         Ok(w)
     }

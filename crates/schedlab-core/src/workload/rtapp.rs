@@ -60,10 +60,13 @@
 //! for them; each thread passes a barrier of all threads, then:
 //! 1. `delay` (us): [`Op::Delay`]: rt-app sleeps until the absolute time `t_zero + delay` (no
 //!    sleep when it has passed) and the timers the thread is first to use count from there;
-//! 2. [`Op::SetNice`] with the task's `priority` (the nice value for SCHED_OTHER, default 0);
+//! 2. [`Op::SetNice`] with the task's `priority` (the nice value for SCHED_OTHER, default 0),
+//!    then [`Op::SetUclamp`] with its `util_min` / `util_max` if either is given (not -1:
+//!    `_set_thread_uclamp()`'s `sched_setattr()` with SCHED_FLAG_KEEP_ALL and
+//!    SCHED_FLAG_UTIL_CLAMP_MIN / _MAX for the given ones);
 //! 3. each phase in key order: [`Op::SetAffinity`] with the phase's `cpus`, else the task's, else
 //!    all CPUs (only when some `cpus` is given), [`Op::SetNice`] when the phase sets `priority`
-//!    or `policy`, then its events in key order and [`Op::Count`]`(1)`, repeated `loop` times
+//!    or `policy`, [`Op::SetUclamp`] when it sets `util_min` / `util_max`, then its events in key order and [`Op::Count`]`(1)`, repeated `loop` times
 //!    (default 1; 0 or less is forever, as rt-app's `phase_loop == loop` test never holds); the
 //!    count is one per phase-loop iteration, the unit rt-app logs (`thread_body()` writes one
 //!    `log_timing()` row and one `rtapp_loop` ftrace mark per `run()` of a phase);
@@ -100,7 +103,7 @@
 //! SCHED_IDLE (`policy`, `default_policy`), their parameters (`dl-runtime`, `dl-period`,
 //! `dl-deadline`, and the legacy task-level `period`, `deadline`, and `runtime` when the task has
 //! phases; they also request a custom slice on Linux 6.12+, which the modelled CFS kernels do not
-//! have), `pi_enabled: true` (priority-inheritance mutexes), `util_min`/`util_max` (uclamp),
+//! have), `pi_enabled: true` (priority-inheritance mutexes),
 //! `taskgroup` (cgroups), a `nodes_membind` that leaves out some of the machine's NUMA nodes (one
 //! that binds every node is an unbound thread and is accepted), and the memory and I/O events `mem`,
 //! `memrun`, `iorun`. A task's (and a phase's) events are read before its scheduling keys are
@@ -228,8 +231,12 @@ struct Phase {
     loops: i32,
     cpus: Option<CpuMask>,
     nice: Option<i32>,
+    uclamp: Uclamp,
     events: Vec<Event>,
 }
+
+/// `util_min` / `util_max` as `_set_thread_uclamp()` passes them (None: -1, no change).
+type Uclamp = (Option<u32>, Option<u32>);
 
 #[derive(Clone, Debug)]
 struct Task {
@@ -238,6 +245,7 @@ struct Task {
     delay_us: u64,
     loops: i32,
     nice: i32,
+    uclamp: Uclamp,
     cpus: Option<CpuMask>,
     phases: Vec<Phase>,
 }
@@ -576,13 +584,13 @@ fn read_cpus(o: Obj<'_>, topo: &Topology) -> Result<Option<CpuMask>> {
 }
 
 /// The scheduling keys of a task (`task_level`) or phase (`parse_sched_data()`); returns the nice
-/// value they set, if any.
+/// value they set, if any, and the uclamp values.
 fn read_sched(
     o: Obj<'_>,
     task_level: bool,
     has_phases: bool,
     topo: &Topology,
-) -> Result<Option<i32>> {
+) -> Result<(Option<i32>, Uclamp)> {
     let policy = o.str("policy")?;
     if let Some(p) = policy {
         check_policy(p, &format!("{}: \"policy\"", o.at))?;
@@ -614,14 +622,7 @@ fn read_sched(
             }
         }
     }
-    for key in ["util_min", "util_max"] {
-        if o.int(key)?.is_some_and(|v| v != -1) {
-            return Err(err(format!(
-                "{}: \"{key}\" (utilization clamping) is not modelled",
-                o.at
-            )));
-        }
-    }
+    let uclamp = read_uclamp(o)?;
     if o.str("taskgroup")?.is_some_and(|t| !t.is_empty()) {
         return Err(err(format!(
             "{}: \"taskgroup\" (cgroup CPU controller) is not modelled",
@@ -644,7 +645,42 @@ fn read_sched(
             )));
         }
     }
-    Ok(nice)
+    Ok((nice, uclamp))
+}
+
+/// `util_min` / `util_max` (`parse_sched_data()`: default -1, "no changes"; more than 1024 is
+/// "Invalid util_min"). Below -1, sched_setattr() gets a huge unsigned value and refuses it
+/// (EINVAL), as it refuses `util_min` above `util_max` in one object; rt-app then exits, so
+/// both are rejected here. (A min above a max set by an earlier object fails at run time.)
+fn read_uclamp(o: Obj<'_>) -> Result<Uclamp> {
+    let mut out = [None, None];
+    for (i, key) in ["util_min", "util_max"].into_iter().enumerate() {
+        match o.int(key)? {
+            None | Some(-1) => {}
+            Some(v) if (0..=1024).contains(&v) => out[i] = Some(v as u32),
+            Some(v) if v > 1024 => {
+                return Err(err(format!(
+                    "{}: \"{key}\" {v} is invalid (rt-app: more than 1024)",
+                    o.at
+                )))
+            }
+            Some(v) => {
+                return Err(err(format!(
+                "{}: \"{key}\" {v} is refused by sched_setattr() (EINVAL); -1 leaves it unchanged",
+                o.at
+            )))
+            }
+        }
+    }
+    if let [Some(lo), Some(hi)] = out {
+        if lo > hi {
+            return Err(err(format!(
+                "{}: \"util_min\" {lo} is above \"util_max\" {hi} (sched_setattr(): EINVAL)",
+                o.at
+            )));
+        }
+    }
+    Ok((out[0], out[1]))
 }
 
 fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
@@ -686,7 +722,7 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
                 };
                 let sched = read_sched(po, false, false, topo);
                 let mut phase = read_phase(po, None, topo)?;
-                phase.nice = sched?;
+                (phase.nice, phase.uclamp) = sched?;
                 phases.push(phase);
             }
             (phases, o.int("loop")?.unwrap_or(-1))
@@ -699,13 +735,14 @@ fn read_task(name: &str, v: &Value, topo: &Topology) -> Result<Task> {
             (vec![phase], loops)
         }
     };
-    let nice = sched?.unwrap_or(0);
+    let (nice, uclamp) = sched?;
     Ok(Task {
         name: name.to_string(),
         instances: instances as u32,
         delay_us,
         loops,
-        nice,
+        nice: nice.unwrap_or(0),
+        uclamp,
         cpus,
         phases,
     })
@@ -731,6 +768,7 @@ fn read_phase(o: Obj<'_>, nice: Option<i32>, topo: &Topology) -> Result<Phase> {
         loops,
         cpus,
         nice,
+        uclamp: (None, None),
         events,
     })
 }
@@ -1105,6 +1143,12 @@ impl<'a> Build<'a> {
             ops.push(Op::Delay(delay));
         }
         ops.push(Op::SetNice(t.nice));
+        if t.uclamp != (None, None) {
+            ops.push(Op::SetUclamp {
+                min: t.uclamp.0,
+                max: t.uclamp.1,
+            });
+        }
         let any_cpus = t.cpus.is_some() || t.phases.iter().any(|p| p.cpus.is_some());
         let mut slot = 0;
         let mut forever = t.loops < 0;
@@ -1117,6 +1161,12 @@ impl<'a> Build<'a> {
                 }
                 if let Some(n) = p.nice {
                     ops.push(Op::SetNice(n));
+                }
+                if p.uclamp != (None, None) {
+                    ops.push(Op::SetUclamp {
+                        min: p.uclamp.0,
+                        max: p.uclamp.1,
+                    });
                 }
                 let body = ops.len();
                 for e in &p.events {

@@ -81,6 +81,16 @@ pub const EXPERIMENTS: &[Experiment] = &[
                   little CPU idle and a big CPU with two tasks: both patches finish sooner.",
         scenarios: &[("juno-use-all-littles", "Load E5")],
     },
+    Experiment {
+        id: "schbench",
+        title: "schbench wake-up latency (Cascade Lake, CFS and EEVDF)",
+        patch: "No patch: schbench (message and worker threads), the benchmark recent scheduler \
+                patches quote, with its defaults on 96 CPUs, under v5.6 (CFS) and v6.8 (EEVDF).",
+        look_at: "Wake-up latency p99 (the message thread's wake to the worker running), request \
+                  latency p99, requests per second; the report menu's wake-up latency and runqueue \
+                  wait percentiles cover every task.",
+        scenarios: &[("cascadelake-schbench", "Load schbench")],
+    },
 ];
 
 #[derive(Properties, PartialEq)]

@@ -1,5 +1,6 @@
-//! The results as files: the scenario (to run with the CLI or edit), and the table as JSON or CSV,
-//! byte for byte what `schedlab run scenario.json --format json|csv --report <quantity>` prints.
+//! The results as files: the scenario (to run with the CLI or edit), the table as JSON or CSV,
+//! byte for byte what `schedlab run scenario.json --format json|csv --report <quantity>` prints,
+//! and the runs' records (`--format jsonl`).
 
 use std::rc::Rc;
 
@@ -46,6 +47,11 @@ pub fn Exports(props: &ExportsProps) -> Html {
                     "application/json",
                     files.map(|f| f.results_json.clone()).unwrap_or_default(),
                 ),
+                "jsonl" => (
+                    format!("{stem}-records.jsonl"),
+                    "application/x-ndjson",
+                    files.map(|f| f.results_jsonl.clone()).unwrap_or_default(),
+                ),
                 _ => (
                     format!("{results_stem}.csv"),
                     "text/csv",
@@ -64,6 +70,8 @@ pub fn Exports(props: &ExportsProps) -> Html {
                 title="What `schedlab run --format json` prints">{"Results JSON"}</button>
             <button type="button" class="secondary small" id="export-csv" onclick={offer("csv")}
                 title="What `schedlab run --format csv` prints">{"Results CSV"}</button>
+            <button type="button" class="secondary small" id="export-jsonl" onclick={offer("jsonl")}
+                title="One JSON line per run (value, energy, counters), what `schedlab run --format jsonl` prints: for pandas, polars or `schedlab merge`">{"Run records JSONL"}</button>
             if let Some(e) = (*error).clone() {
                 <span class="error">{ e }</span>
             }

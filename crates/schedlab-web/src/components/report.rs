@@ -1,8 +1,9 @@
-//! What the results report of each run: the workload's metric, package energy or power, or
-//! performance per watt (the CLI's `--report`). Switching after a job re-tables its runs in the
-//! job worker; nothing runs again.
+//! What the results report of each run: the workload's metric, package energy or power,
+//! performance per watt, or a scheduling-latency percentile (the CLI's `--report`). Switching
+//! after a job re-tables its runs in the job worker; nothing runs again.
 
 use schedlab_core::experiment::Quantity;
+use schedlab_core::latency::Pct;
 use yew::prelude::*;
 
 use crate::components::field::SelectField;
@@ -26,6 +27,27 @@ pub const REPORTS: &[(Quantity, &str, &str)] = &[
         "busy-mhz",
         "frequency while busy (Bzy_MHz)",
     ),
+    (
+        Quantity::SchedLatency(Pct::P99),
+        "sched-p99",
+        "wake-up latency p99, all tasks (us)",
+    ),
+    (
+        Quantity::RunqueueWait(Pct::P99),
+        "runqueue-p99",
+        "runqueue wait p99, all tasks (us)",
+    ),
+    (
+        Quantity::WakeupLatency(Pct::P99),
+        "wakeup-p99",
+        "schbench wake-up latency p99 (us)",
+    ),
+    (
+        Quantity::RequestLatency(Pct::P99),
+        "request-p99",
+        "schbench request latency p99 (us)",
+    ),
+    (Quantity::Rps, "rps", "schbench requests per second"),
 ];
 
 /// The `--report` name of a quantity, as the CLI spells it.
@@ -74,9 +96,10 @@ mod tests {
 
     #[test]
     fn report_names_are_the_clis() {
-        // serde's kebab-case names of Quantity are what `schedlab run --report` takes.
+        // Quantity's serialized names are what `schedlab run --report` takes.
         for (q, name, _) in REPORTS {
             assert_eq!(serde_json::to_value(q).unwrap(), *name);
+            assert_eq!(q.name(), *name);
             assert_eq!(report_name(*q), *name);
         }
     }

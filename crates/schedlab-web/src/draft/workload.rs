@@ -24,6 +24,7 @@ pub const KINDS: &[(&str, &str)] = &[
     ("kernbench", r#"{"kind": "kernbench", "jobs": 8}"#),
     ("gitsource", r#"{"kind": "gitsource"}"#),
     ("two-step", r#"{"kind": "two-step"}"#),
+    ("schbench", r#"{"kind": "schbench", "runtime_s": 2}"#),
 ];
 
 /// Parameters that are JSON objects in the spec (a workload's `speed`: per core type speeds and

@@ -8,7 +8,6 @@
 use super::{shr_bound, BalanceOutcome, CpuIdleType, LbEnv, MigrationType};
 use crate::domains::flags::*;
 use crate::sched::log::BalanceResult;
-use crate::sched::wakeup::fits_capacity;
 use crate::sched::{TaskId, World};
 
 impl World {
@@ -122,7 +121,7 @@ impl World {
                 }
                 MigrationType::Task => env.imbalance -= 1,
                 MigrationType::Misfit => {
-                    if fits_capacity(self.task_util_est(p), self.capacity_of(src)) {
+                    if self.task_fits_cpu(p, src) {
                         continue;
                     }
                     env.imbalance = 0;

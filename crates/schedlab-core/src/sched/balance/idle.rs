@@ -9,7 +9,6 @@ use super::{CpuIdleType, LbEnv, NOHZ_BALANCE_KICK, NOHZ_STATS_KICK};
 use crate::domains::flags::*;
 use crate::kernel::{NewidleGate, NohzKick, NohzStats};
 use crate::sched::log::{BalanceDecision, BalanceResult, Decision, NewidleSkip};
-use crate::sched::wakeup::fits_capacity;
 use crate::sched::World;
 
 impl World {
@@ -313,10 +312,7 @@ impl World {
             return;
         }
         let load = match self.rqs[cpu].curr {
-            Some(p)
-                if self.tasks[p].allowed.weight() > 1
-                    && !fits_capacity(self.task_util_est(p), self.capacity_of(cpu)) =>
-            {
+            Some(p) if self.tasks[p].allowed.weight() > 1 && !self.task_fits_cpu(p, cpu) => {
                 self.tasks[p].avg.load_avg.max(1)
             }
             _ => 0,
