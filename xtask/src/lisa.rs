@@ -2,7 +2,10 @@
 //! PyPI (pinned to versions that import together: lisa-linux 3.1.0 wants NumPy 1.x, so pyarrow
 //! before 15; it also imports nest_asyncio without declaring it), then `xtask/lisa_check.py` reads
 //! a run's `schedlab trace --format trace-cmd` file with LISA's `TxtTraceParser` and checks every
-//! line of every PELT and scheduling event came through with its values. Bounded: the install
+//! line of every PELT and scheduling event came through with its values; `xtask/perfetto_check.py`
+//! parses the same run's `--format perfetto` file with the classes generated from Perfetto's own
+//! schema (the `perfetto` package; its trace_processor downloads a binary, so it is not used).
+//! Bounded: the install
 //! gets [`INSTALL_SECONDS`], the check [`CHECK_SECONDS`]; without Python or when the install
 //! fails (no registry, say) the step is skipped with a message, not failed.
 
@@ -63,6 +66,25 @@ impl Ctx {
             .arg(&python)
             .arg(self.root.join("xtask/lisa_check.py"))
             .arg(&file);
-        self.step("LISA's TxtTraceParser reads the trace-cmd export", check)
+        self.step("LISA's TxtTraceParser reads the trace-cmd export", check)?;
+        let pftrace = target.join("lisa-check.perfetto-trace");
+        let mut trace = Command::new(target.join("debug/schedlab"));
+        trace
+            .args(["trace", SCENARIO, "--format", "perfetto", "-o"])
+            .arg(&pftrace);
+        self.step(
+            "schedlab trace --format perfetto (for the schema check)",
+            trace,
+        )?;
+        let mut check = cmd("timeout", &[CHECK_SECONDS]);
+        check
+            .arg(&python)
+            .arg(self.root.join("xtask/perfetto_check.py"))
+            .arg(&pftrace)
+            .arg(&file);
+        self.step(
+            "Perfetto's generated Trace classes parse the Perfetto export",
+            check,
+        )
     }
 }
