@@ -25,7 +25,8 @@ impl Ctx {
         let venv = target.join("lisa-venv");
         let python = venv.join("bin/python");
         let marker = venv.join(".schedlab-installed");
-        if !marker.exists() {
+        // Installed once per package list (the marker holds the list it was installed with).
+        if std::fs::read_to_string(&marker).ok().as_deref() != Some(&PACKAGES.join("\n")) {
             let made = Command::new("python3")
                 .args(["-m", "venv"])
                 .arg(&venv)
