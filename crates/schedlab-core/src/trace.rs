@@ -1,5 +1,9 @@
 //! What a run records about itself: always-on counters (cheap integer increments), and, on request,
-//! a typed event log for timelines and decision logs.
+//! a typed event log for timelines and decision logs: the kernel's sched and power events, and in
+//! a run traced with signals (`Plan::run_traced_with`) the scheduler's own tracepoints
+//! ([`crate::sched::tracepoints`]). Its exports: [`text`] (ftrace text, `trace-cmd report` text
+//! for LISA), [`perfetto`] (a Perfetto protobuf trace, written with [`proto`]), and [`file`], the
+//! one function the CLI and the page call for the files.
 
 use serde::{Deserialize, Serialize};
 
