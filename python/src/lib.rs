@@ -387,6 +387,8 @@ fn event_columns(t: &RunTrace) -> Value {
                     ]);
                 }
             }
+            // sched_waking, cpu_idle and the signal events: not (yet) frames of this module.
+            _ => {}
         }
     }
     json!({

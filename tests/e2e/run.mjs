@@ -780,6 +780,19 @@ test('run detail: a patched E1 run shows its timeline and asym packing passes; i
   assert(hint.includes(named), `the terminal hint does not say ${named}: ${hint}`);
   const byName = cli(['trace', SCENARIO, '--runs', '3', '--seed', '1', '--run', String(index)]);
   assert(rest(byName) === rest(fromCli), 'the hint\'s command traces another run');
+  // The Perfetto and trace-cmd downloads are what `schedlab trace --format perfetto|trace-cmd -o`
+  // writes for the same scenario file and run, byte for byte ("Open in Perfetto" is not clicked:
+  // it leaves the page).
+  for (const [button, format, ext] of [
+    ['#export-perfetto', 'perfetto', 'perfetto-trace'],
+    ['#export-tracecmd', 'trace-cmd', 'trace-cmd.txt'],
+  ]) {
+    const got = await download(page, button);
+    assert(got.name.endsWith(`-run${index}.${ext}`), `${format} file name ${got.name}`);
+    const out = path.join(dir, `cli.${ext}`);
+    cli(['trace', file, '--run', String(index), '--format', format, '-o', out]);
+    assert(Buffer.compare(got.buf, fs.readFileSync(out)) === 0, `the page's ${format} file differs from the CLI's`);
+  }
   fs.rmSync(dir, { recursive: true, force: true });
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   // The address names the run: opening it and pressing Run traces the same run again.

@@ -9,6 +9,7 @@
 //! cargo xtask python                 only the Python package's checks (virtualenv, build, pytest; see python.rs)
 //! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
+//! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
 //! ```
 //!
 //! Everything a fresh clone needs is installed from here (`.ci/run` is `cargo xtask test`):
@@ -25,6 +26,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 mod fuzz;
+mod lisa;
 mod python;
 mod sizes;
 
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Some("python") => ctx.python_tests(),
         Some("bench") => ctx.bench(),
         Some("fuzz") => ctx.fuzz(&args[1..]),
+        Some("lisa") => ctx.lisa_check(),
         Some("help" | "--help" | "-h") | None => {
             println!("{}", USAGE);
             Ok(())
@@ -81,18 +84,21 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|fuzz>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|fuzz|lisa>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
   test   setup, then fmt, clippy (native and wasm32), tests, the Python package's tests (a
-         virtualenv under target/pyenv; skipped if its packages do not install), the fuzz targets (30 s each, when
+         virtualenv under target/pyenv; skipped if its packages do not install), LISA reading a
+         trace-cmd export (a venv under target/; skipped when lisa-linux does not install), the
+         fuzz targets (30 s each, when
          nightly is installed), the core's wasm build and dependency guard, wasm-bindgen tests in
          Chromium, the release page build and the browser e2e tests
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
   python only the Python package's checks (needs target/debug/schedlab: cargo build -p schedlab-cli)
   bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
-  fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)";
+  fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)
+  lisa   LISA's TxtTraceParser reads `schedlab trace --format trace-cmd` (venv under target/)";
 
 struct Ctx {
     root: PathBuf,
@@ -225,6 +231,7 @@ impl Ctx {
             "cargo test --workspace (native)",
             cmd("cargo", &["test", "--workspace"]),
         )?;
+        self.lisa_check()?;
         self.python_tests()?;
         self.fuzz_in_test()?;
         self.step(

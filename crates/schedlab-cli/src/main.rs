@@ -4,6 +4,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use progress::Failure;
 use schedlab_core::experiment::{Plan, Quantity, RunResult, Scenario};
+use schedlab_core::trace::file::{trace_file, FileFormat};
+use schedlab_core::trace::text::Style as TextStyle;
 use schedlab_core::{domains::SchedDomains, kernel, records, scenarios, topology, Error};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -117,11 +119,23 @@ enum Command {
         #[command(flatten)]
         opts: RunOpts,
     },
-    /// Record one run of a scenario (built-in or file) and print it as ftrace text.
+    /// Record one run of a scenario (built-in or file) and print it as ftrace text, or write it
+    /// as a Perfetto trace or `trace-cmd report` text for LISA.
     Trace {
         scenario: String,
         #[command(flatten)]
         pick: PickOpts,
+        /// `ftrace` (text, with a schedlab header), `perfetto` (protobuf, for ui.perfetto.dev;
+        /// needs -o), `trace-cmd` (`trace-cmd report -N -t -R` text with LISA's PELT events).
+        #[arg(long, value_enum, default_value = "ftrace")]
+        format: TraceFormat,
+        /// ftrace: add the PELT, util_est, capacity and overutilized events as `sched_pelt_*`
+        /// lines (the trace-cmd and Perfetto formats always have them).
+        #[arg(long)]
+        pelt: bool,
+        /// Write to FILE instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<String>,
     },
     /// Why one run of a scenario (built-in or file) went as it did: every wake-up placement and every load
     /// balance pass that found an imbalance, with the group statistics it saw.
@@ -179,6 +193,13 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TraceFormat {
+    Ftrace,
+    Perfetto,
+    TraceCmd,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -345,13 +366,32 @@ fn run(cmd: Command) -> Result<String, Failure> {
             })
         }
         Command::Run { file, opts } => execute(read_scenario(&file)?, &opts),
-        Command::Trace { scenario, pick } => {
-            let t = traced(&scenario, &pick)?;
-            Ok(format!(
-                "{}{}",
-                trace_header(&scenario, pick.run, &t),
-                t.to_ftrace()
-            ))
+        Command::Trace {
+            scenario,
+            pick,
+            format,
+            pelt,
+            output,
+        } => {
+            let file = match format {
+                TraceFormat::Ftrace => None,
+                TraceFormat::Perfetto => Some(FileFormat::Perfetto),
+                TraceFormat::TraceCmd => Some(FileFormat::TraceCmd),
+            };
+            let bytes = match file {
+                None => {
+                    let t = traced_with(&scenario, &pick, pelt)?;
+                    format!(
+                        "{}{}",
+                        trace_header(&scenario, pick.run, &t),
+                        t.to_text(TextStyle::Ftrace, pelt)
+                    )
+                    .into_bytes()
+                }
+                Some(f) => trace_file(&picked_plan(&scenario, &pick)?, pick.run, f)?,
+            };
+            write_trace(output.as_deref(), format, &bytes);
+            Ok(String::new())
         }
         Command::Explain {
             scenario,
@@ -474,6 +514,35 @@ fn run(cmd: Command) -> Result<String, Failure> {
     }
 }
 
+/// Writes a trace to `path` (None: standard output, which a binary Perfetto trace never goes to
+/// when it is a terminal). A write error ends the process: it is the CLI's, not a scenario's.
+fn write_trace(path: Option<&str>, format: TraceFormat, bytes: &[u8]) {
+    use std::io::{IsTerminal, Write};
+    let fail = |m: String| -> ! {
+        eprintln!("schedlab: {m}");
+        std::process::exit(1)
+    };
+    match path {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, bytes) {
+                fail(format!("cannot write {path}: {e}"));
+            }
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            if format == TraceFormat::Perfetto && out.is_terminal() {
+                fail("a Perfetto trace is binary: write it to a file with -o FILE".into());
+            }
+            match out.write_all(bytes) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    fail(format!("cannot write the output: {e}"))
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 /// A built-in scenario by name, or a scenario file by path (anything ending in `.json`).
 fn load_scenario(name_or_path: &str) -> Result<Scenario, Error> {
     if name_or_path.ends_with(".json") {
@@ -497,6 +566,20 @@ fn read_scenario(path: &str) -> Result<Scenario, Error> {
 }
 
 fn traced(scenario: &str, pick: &PickOpts) -> Result<schedlab_core::experiment::RunTrace, Error> {
+    traced_with(scenario, pick, false)
+}
+
+/// [`traced`], with the signal events when `signals`.
+fn traced_with(
+    scenario: &str,
+    pick: &PickOpts,
+    signals: bool,
+) -> Result<schedlab_core::experiment::RunTrace, Error> {
+    picked_plan(scenario, pick)?.run_traced_with(pick.run, signals)
+}
+
+/// The plan of `scenario` with the pick's runs and seed.
+fn picked_plan(scenario: &str, pick: &PickOpts) -> Result<Plan, Error> {
     let mut s = load_scenario(scenario)?;
     if let Some(runs) = pick.runs {
         s.runs = runs;
@@ -504,7 +587,7 @@ fn traced(scenario: &str, pick: &PickOpts) -> Result<schedlab_core::experiment::
     if let Some(seed) = pick.seed {
         s.seed = seed;
     }
-    Plan::new(&s)?.run_traced(pick.run)
+    Plan::new(&s)
 }
 
 fn trace_header(scenario: &str, run: usize, t: &schedlab_core::experiment::RunTrace) -> String {

@@ -343,6 +343,59 @@ fn kernels_diff_rejects_unknown_names_in_one_line() {
     }
 }
 
+/// `schedlab trace --format perfetto|trace-cmd -o FILE` writes the core's `trace_file` of the run,
+/// byte for byte (the page's downloads are the same function's bytes: the web crate's tests);
+/// `--pelt` adds `sched_pelt_*` lines to the ftrace text; a binary trace never goes to a terminal
+/// and a write error is one line.
+#[test]
+fn trace_files_are_the_cores_bytes() {
+    use schedlab_core::experiment::Plan;
+    use schedlab_core::trace::file::{trace_file, FileFormat};
+    let s = schedlab_core::scenarios::builtin("hikey960-asym-packing").unwrap();
+    let plan = Plan::new(&s).unwrap();
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, format) in [
+        ("perfetto", FileFormat::Perfetto),
+        ("trace-cmd", FileFormat::TraceCmd),
+    ] {
+        let path = dir.join(format!("run.{}", format.extension()));
+        let (code, out, err) = schedlab(&[
+            "trace",
+            "hikey960-asym-packing",
+            "--run",
+            "193",
+            "--format",
+            name,
+            "-o",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.is_empty());
+        let file = std::fs::read(&path).unwrap();
+        assert_eq!(file, trace_file(&plan, 193, format).unwrap(), "{name}");
+    }
+    let (code, text, _) = schedlab(&["trace", "hikey960-asym-packing", "--run", "193", "--pelt"]);
+    assert_eq!(code, 0);
+    assert!(text.starts_with("# hikey960-asym-packing run 193"));
+    assert!(text.contains(": sched_pelt_se: cpu="));
+    let (_, plain, _) = schedlab(&["trace", "hikey960-asym-packing", "--run", "193"]);
+    assert!(!plain.contains("sched_pelt_") && plain.contains(": schedlab__migrate_reason: "));
+    let bad = dir.join("no/such/dir/x");
+    let (code, _, err) = schedlab(&[
+        "trace",
+        "hikey960-asym-packing",
+        "--format",
+        "perfetto",
+        "-o",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("schedlab: cannot write "), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `run --shard I/N --format jsonl` parts merged print what one unsharded `run` prints, byte for
 /// byte, in every format and report; mixed, duplicate and missing parts are refused in one line.
 #[test]

@@ -311,6 +311,23 @@ impl RunTrace {
         crate::trace::to_ftrace(&self.events, &self.task_names, &self.freq_domain_cpus)
     }
 
+    /// The run as text in `style`, with the signal events (PELT lines) when `signals` (see
+    /// [`crate::trace::text`]).
+    pub fn to_text(&self, style: crate::trace::text::Style, signals: bool) -> String {
+        crate::trace::text::render(
+            &self.events,
+            &self.task_names,
+            &self.freq_domain_cpus,
+            style,
+            signals,
+        )
+    }
+
+    /// The run as a Perfetto protobuf trace (see [`crate::trace::perfetto`]).
+    pub fn to_perfetto(&self) -> Vec<u8> {
+        crate::trace::perfetto::to_perfetto(&self.events, &self.task_names, &self.freq_domain_cpus)
+    }
+
     /// The decision log as text; `quiet` includes balance passes that found nothing to do;
     /// `kind`, only decisions of that kind (frequency decisions are shown only when asked for:
     /// `Some(DecisionKind::Freq)`).
@@ -750,25 +767,37 @@ impl Plan {
 
     /// Runs one simulation.
     pub fn run(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false, false, self.scenario.limits)
+        self.simulate(index, 0, false, self.scenario.limits)
             .map(|(r, _)| r)
     }
 
     /// Runs one simulation under `limits` instead of the scenario's (the cost probe,
     /// `cost::estimate`).
     pub fn run_within(&self, index: usize, limits: crate::engine::Limits) -> Result<RunResult> {
-        self.simulate(index, false, false, limits).map(|(r, _)| r)
+        self.simulate(index, 0, false, limits).map(|(r, _)| r)
     }
 
     /// Runs one simulation verifying the engine's invariants after every event (slow; for tests).
     pub fn run_checked(&self, index: usize) -> Result<RunResult> {
-        self.simulate(index, false, true, self.scenario.limits)
+        self.simulate(index, 0, true, self.scenario.limits)
             .map(|(r, _)| r)
     }
 
     /// Runs one simulation recording its scheduler events and decisions.
     pub fn run_traced(&self, index: usize) -> Result<RunTrace> {
-        let (result, out) = self.simulate(index, true, false, self.scenario.limits)?;
+        self.run_traced_with(index, false)
+    }
+
+    /// [`Plan::run_traced`], with `signals` also the scheduler's own tracepoints (PELT,
+    /// util_est, capacity, overutilized) and the energy meter: what the Perfetto and trace-cmd
+    /// exports' counters need. The run is the same run either way.
+    pub fn run_traced_with(&self, index: usize, signals: bool) -> Result<RunTrace> {
+        let (result, out) = self.simulate(
+            index,
+            if signals { 2 } else { 1 },
+            false,
+            self.scenario.limits,
+        )?;
         let inst = &self.instances[result.param_index];
         Ok(RunTrace {
             variant: self.variants[result.variant].name.clone(),
@@ -790,10 +819,11 @@ impl Plan {
         })
     }
 
+    /// One run; `trace`: 0 untraced, 1 traced, 2 traced with signals.
     fn simulate(
         &self,
         index: usize,
-        trace: bool,
+        trace: u8,
         check: bool,
         limits: crate::engine::Limits,
     ) -> Result<(RunResult, RunOutcome)> {
@@ -807,7 +837,10 @@ impl Plan {
         let v = &self.variants[variant];
         let seed = self.run_seed(param_index, repetition);
         let world = World::new(self.topo.clone(), v.domains.clone(), v.config.clone());
-        let mut engine = Engine::new(world, &self.instances[param_index], seed, limits, trace);
+        let mut engine = Engine::new(world, &self.instances[param_index], seed, limits, trace > 0);
+        if trace > 1 {
+            engine = engine.with_signals();
+        }
         if check {
             engine = engine.with_invariant_checks();
         }

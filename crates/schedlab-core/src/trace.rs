@@ -1,5 +1,9 @@
 //! What a run records about itself: always-on counters (cheap integer increments), and, on request,
-//! a typed event log for timelines and decision logs.
+//! a typed event log for timelines and decision logs: the kernel's sched and power events, and in
+//! a run traced with signals (`Plan::run_traced_with`) the scheduler's own tracepoints
+//! ([`crate::sched::tracepoints`]). Its exports: [`text`] (ftrace text, `trace-cmd report` text
+//! for LISA), [`perfetto`] (a Perfetto protobuf trace, written with [`proto`]), and [`file`], the
+//! one function the CLI and the page call for the files.
 
 use serde::{Deserialize, Serialize};
 
@@ -129,23 +133,91 @@ pub enum TraceEvent {
     },
     /// A frequency domain changed frequency.
     Frequency { t: u64, domain: usize, khz: u32 },
-    /// `sched_pelt_se` (`trace_pelt_se_tp()`, v5.2+, the tracepoint LISA's kernel module turns
-    /// into `lisa__sched_pelt_se`): a task's PELT signals, recorded here as the task switches in
-    /// and out on `cpu` (the kernel fires it at every `update_load_avg()` of the entity, which
-    /// `put_prev_entity()` / `set_next_entity()` and the enqueue / dequeue around a switch make;
-    /// the updates at ticks in between are left out). Not printed by [`to_ftrace`].
+    /// `sched_waking`: `try_to_wake_up()` starts waking `task` from `cpu` (the waker's CPU, or
+    /// for a timer the CPU it fires on); `target_cpu` is the task's CPU then (`task_cpu(p)`,
+    /// where it last ran), as the kernel's `__trace_sched_wakeup_template` prints it.
+    Waking {
+        t: u64,
+        cpu: usize,
+        task: usize,
+        target_cpu: usize,
+    },
+    /// `cpu_idle`: `cpu` enters idle state `state` (an index into its cluster's idle states), or
+    /// leaves it ([`PWR_EVENT_EXIT`]), as `cpuidle_idle_call()` and `cpuidle_enter_state()` trace
+    /// it. A machine without idle states has none.
+    Idle { t: u64, cpu: usize, state: u32 },
+    /// The cfs_rq's PELT averages after an update that decayed them, or an attach or detach: the
+    /// bare tracepoint `pelt_cfs_tp` (v5.3+, `__update_load_avg_cfs_rq()`,
+    /// `attach/detach_entity_load_avg()`), as LISA's `lisa__sched_pelt_cfs` prints it. Recorded
+    /// only in a run traced with signals.
+    PeltCfs {
+        t: u64,
+        cpu: usize,
+        load: u64,
+        runnable: u64,
+        util: u64,
+        update_time: u64,
+    },
+    /// A task's PELT averages after an update that decayed them: `pelt_se_tp` (v5.3+,
+    /// `__update_load_avg_se()`), LISA's `lisa__sched_pelt_se`. Signals only.
     PeltSe {
         t: u64,
         cpu: usize,
         task: usize,
-        util: u64,
         load: u64,
+        runnable: u64,
+        util: u64,
+        update_time: u64,
     },
+    /// The cfs_rq's `util_est.enqueued` after `util_est_enqueue()` / `util_est_dequeue()`:
+    /// `sched_util_est_cfs_tp` (v5.10+), LISA's `lisa__sched_util_est_cfs`. Signals only, and
+    /// only where the era has util_est.
+    UtilEstCfs {
+        t: u64,
+        cpu: usize,
+        enqueued: u64,
+        util: u64,
+    },
+    /// A task's `util_est` after `util_est_update()` at a dequeue for sleep:
+    /// `sched_util_est_se_tp` (v5.10+), LISA's `lisa__sched_util_est_se`. Signals only.
+    UtilEstSe {
+        t: u64,
+        cpu: usize,
+        task: usize,
+        enqueued: u64,
+        ewma: u64,
+        util: u64,
+    },
+    /// A CPU's capacities: `sched_cpu_capacity_tp` (LISA's `lisa__sched_cpu_capacity`):
+    /// `capacity` (`rq->cpu_capacity`), `capacity_orig` and `capacity_curr` (`capacity_orig` x
+    /// the frequency scale). Simplification: the model's `cpu_capacity` has no RT/IRQ pressure to
+    /// change it, so this is recorded at the start and at each frequency change of the CPU's
+    /// policy (where `capacity_curr` changes), not at each `update_cpu_capacity()`. Signals only.
+    CpuCapacity {
+        t: u64,
+        cpu: usize,
+        capacity: u64,
+        capacity_orig: u64,
+        capacity_curr: u64,
+    },
+    /// The root domain's overutilized flag written: `sched_overutilized_tp` (v5.x-v6.8
+    /// `update_overutilized_status()` when it sets it, `update_sd_lb_stats()` at the root domain
+    /// and when a lower domain sets it), LISA's `lisa__sched_overutilized`. Only with EAS.
+    /// Signals only.
+    Overutilized { t: u64, overutilized: bool },
+    /// The energy meter's total since the start of the run, microjoules (cores and the clusters'
+    /// shared domains), recorded at each change of a core's power. Schedlab's own, not a kernel
+    /// event. Signals only.
+    Energy { t: u64, uj: u64 },
     /// rt-app's per-activation slack (`rt-app.c` `run()`: at a `timer` event, the timer's next
     /// expiry minus now; negative when the run overran the period), the `Slack` column of the
-    /// rt-app log LISA's `PerfAnalysis` reads. Not printed by [`to_ftrace`].
+    /// rt-app log LISA's `PerfAnalysis` reads. Schedlab's record of the workload, not a kernel
+    /// event: not in the text or Perfetto exports.
     RtappSlack { t: u64, task: usize, slack_ns: i64 },
 }
+
+/// `cpu_idle`'s `state` when the CPU leaves its idle state (`PWR_EVENT_EXIT`, `(u32)-1`).
+pub const PWR_EVENT_EXIT: u32 = u32::MAX;
 
 impl TraceEvent {
     /// When the event happened, ns.
@@ -155,9 +227,32 @@ impl TraceEvent {
             | TraceEvent::Migrate { t, .. }
             | TraceEvent::Wakeup { t, .. }
             | TraceEvent::Frequency { t, .. }
+            | TraceEvent::Waking { t, .. }
+            | TraceEvent::Idle { t, .. }
+            | TraceEvent::PeltCfs { t, .. }
             | TraceEvent::PeltSe { t, .. }
+            | TraceEvent::UtilEstCfs { t, .. }
+            | TraceEvent::UtilEstSe { t, .. }
+            | TraceEvent::CpuCapacity { t, .. }
+            | TraceEvent::Overutilized { t, .. }
+            | TraceEvent::Energy { t, .. }
             | TraceEvent::RtappSlack { t, .. } => t,
         }
+    }
+
+    /// Whether this is one of the signal events (PELT, util_est, capacity, overutilized, energy)
+    /// a run records only when traced with signals.
+    pub fn is_signal(&self) -> bool {
+        matches!(
+            self,
+            TraceEvent::PeltCfs { .. }
+                | TraceEvent::PeltSe { .. }
+                | TraceEvent::UtilEstCfs { .. }
+                | TraceEvent::UtilEstSe { .. }
+                | TraceEvent::CpuCapacity { .. }
+                | TraceEvent::Overutilized { .. }
+                | TraceEvent::Energy { .. }
+        )
     }
 }
 
@@ -172,99 +267,20 @@ pub enum MigrateReason {
     Exec,
 }
 
-/// Renders events in the text format of ftrace's `trace` file, close enough for trace viewers that
-/// read `sched_switch`, `sched_wakeup`, `sched_migrate_task` and `cpu_frequency` lines. Task `i` is
-/// `comm-i` with `comm` from `names[i]` (pid = task id + 1; pid 0 is the idle task). A frequency
-/// change of domain `d` is one `cpu_frequency` line per CPU in `freq_domain_cpus[d]`, as cpufreq
-/// traces it for each CPU of the policy. A `sched_migrate_task` line is in the mover's CPU column
-/// and its TASK-PID is what that CPU runs then (the waker, the balancing CPU's task or idle; an
-/// active balance's or affinity change's stopper is not a task of the model and shows as idle).
+/// Renders events in the text format of ftrace's `trace` file (see [`text`]): the kernel's
+/// events only (`sched_switch`, `sched_waking`, `sched_wakeup(_new)`, `sched_migrate_task`,
+/// `cpu_frequency`, `cpu_idle`) and schedlab's `schedlab__migrate_reason`. Task `i` is `comm-i`
+/// with `comm` from `names[i]` (pid = task id + 1; pid 0 is the idle task). A frequency change of
+/// domain `d` is one `cpu_frequency` line per CPU in `freq_domain_cpus[d]`.
 pub fn to_ftrace(
     events: &[TraceEvent],
     names: &[String],
     freq_domain_cpus: &[Vec<usize>],
 ) -> String {
-    let comm = |t: Option<usize>| match t {
-        Some(t) => (names.get(t).map(String::as_str).unwrap_or("task"), t + 1),
-        None => ("<idle>", 0),
-    };
-    let mut s =
-        String::from("# tracer: nop\n#\n#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
-    // What each CPU runs, as the switches so far say.
-    let mut current: Vec<Option<usize>> = Vec::new();
-    for e in events {
-        let line = match *e {
-            TraceEvent::Switch {
-                t,
-                cpu,
-                prev,
-                prev_state,
-                next,
-            } => {
-                if current.len() <= cpu {
-                    current.resize(cpu + 1, None);
-                }
-                current[cpu] = next;
-                let (pc, pp) = comm(prev);
-                let (nc, np) = comm(next);
-                format!(
-                    "{:>16}-{:<7} [{:03}] {:>12.6}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={} ==> next_comm={nc} next_pid={np} next_prio=120",
-                    pc, pp, cpu, t as f64 / 1e9, prev_state.ftrace()
-                )
-            }
-            TraceEvent::Wakeup { t, task, cpu, new } => {
-                let (c, p) = comm(Some(task));
-                format!(
-                    "{:>16}-{:<7} [{:03}] {:>12.6}: {}: comm={c} pid={p} prio=120 target_cpu={:03}",
-                    c,
-                    p,
-                    cpu,
-                    t as f64 / 1e9,
-                    if new {
-                        "sched_wakeup_new"
-                    } else {
-                        "sched_wakeup"
-                    },
-                    cpu
-                )
-            }
-            TraceEvent::Migrate {
-                t,
-                cpu,
-                task,
-                from,
-                to,
-                reason,
-            } => {
-                let (c, p) = comm(Some(task));
-                let (mc, mp) = comm(current.get(cpu).copied().flatten());
-                format!(
-                    "{:>16}-{:<7} [{:03}] {:>12.6}: sched_migrate_task: comm={c} pid={p} prio=120 orig_cpu={from} dest_cpu={to} reason={reason:?}",
-                    mc, mp, cpu, t as f64 / 1e9
-                )
-            }
-            TraceEvent::Frequency { t, domain, khz } => {
-                let cpus = freq_domain_cpus.get(domain).map_or(&[][..], Vec::as_slice);
-                let mut lines = String::new();
-                for (k, cpu) in cpus.iter().enumerate() {
-                    if k > 0 {
-                        lines.push('\n');
-                    }
-                    lines.push_str(&format!(
-                        "{:>16}-{:<7} [{:03}] {:>12.6}: cpu_frequency: state={khz} cpu_id={cpu}",
-                        "<idle>",
-                        0,
-                        cpu,
-                        t as f64 / 1e9
-                    ));
-                }
-                lines
-            }
-            // LISA's and rt-app's own records, not the kernel's sched events.
-            TraceEvent::PeltSe { .. } | TraceEvent::RtappSlack { .. } => continue,
-        };
-        s.push_str(&line);
-        s.push('\n');
-    }
-    s
+    text::render(events, names, freq_domain_cpus, text::Style::Ftrace, false)
 }
+
+pub mod file;
+pub mod perfetto;
+pub mod proto;
+pub mod text;

@@ -63,8 +63,10 @@ fn replay(text: &str) -> Result<Replay, String> {
     let mut running_on: BTreeMap<usize, usize> = BTreeMap::new();
     let mut current: BTreeMap<usize, usize> = BTreeMap::new();
     let mut placed: BTreeMap<usize, usize> = BTreeMap::new();
-    for (n, line) in text
-        .lines()
+    let lines: Vec<&str> = text.lines().collect();
+    for (n, line) in lines
+        .iter()
+        .copied()
         .enumerate()
         .filter(|(_, l)| !l.starts_with('#'))
     {
@@ -110,7 +112,16 @@ fn replay(text: &str) -> Result<Replay, String> {
                 num(line, "orig_cpu"),
                 num(line, "dest_cpu"),
             );
-            let reason = field(line, "reason").to_string();
+            // Why it moved is schedlab's own event, on the next line (the kernel's event has
+            // the kernel's fields only).
+            let next = lines.get(n + 1).copied().unwrap_or_default();
+            if !next.contains(": schedlab__migrate_reason: ") || num(next, "pid") != pid {
+                return Err(at(format!("no schedlab__migrate_reason after it: {next}")));
+            }
+            if line.contains(" reason=") {
+                return Err(at("a reason= on the kernel's event".into()));
+            }
+            let reason = field(next, "reason").to_string();
             if let Some(on) = running_on.get(&pid) {
                 return Err(at(format!("pid {pid} moved while running on CPU{on}")));
             }
@@ -126,17 +137,17 @@ fn replay(text: &str) -> Result<Replay, String> {
             }
             let mover_ok = match reason.as_str() {
                 // The source CPU's stopper.
-                "ActiveBalance" | "Affinity" => cpu == from,
+                "active_balance" | "affinity" => cpu == from,
                 // The balancing CPU: the destination, or an idle CPU balancing for it (nohz).
-                "LoadBalance" => cpu == to || line_pid == 0,
+                "load_balance" => cpu == to || line_pid == 0,
                 // The waking CPU: never the task itself.
-                "Wakeup" => line_pid != pid,
+                "wakeup" => line_pid != pid,
                 other => return Err(at(format!("unknown reason {other}"))),
             };
             if !mover_ok {
                 return Err(at(format!("a {reason} move printed on CPU{cpu}")));
             }
-            if (reason == "ActiveBalance" || reason == "Affinity") && to < from {
+            if (reason == "active_balance" || reason == "affinity") && to < from {
                 r.moves_down += 1;
             }
             placed.insert(pid, to);
@@ -189,7 +200,7 @@ fn an_active_balance_switches_the_task_out_before_it_moves() {
     let (text, _) = traced(&builtin("juno-use-all-littles").unwrap(), 0);
     let r = replay(&text).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        r.migrations.get("ActiveBalance").is_some_and(|&n| n > 0),
+        r.migrations.get("active_balance").is_some_and(|&n| n > 0),
         "{r:?}"
     );
     assert!(r.moves_down > 0, "{r:?}");
@@ -207,12 +218,12 @@ fn an_affinity_move_switches_the_task_out_on_its_old_cpu_first() {
                     "global": { "duration": 1 } }"#;
     let (text, _) = traced(&rtapp_scenario("hikey960", json), 0);
     let r = replay(&text).unwrap_or_else(|e| panic!("{e}"));
-    let moves = r.migrations.get("Affinity").copied().unwrap_or(0);
+    let moves = r.migrations.get("affinity").copied().unwrap_or(0);
     assert!(moves > 300, "{r:?}");
     assert!(r.moves_down > 100, "{r:?}");
     // Every affinity move's line is in the source CPU's column, with the stopper (idle here)
     // as its task.
-    for line in text.lines().filter(|l| l.contains("reason=Affinity")) {
+    for line in text.lines().filter(|l| l.contains("reason=affinity")) {
         let (cpu, pid) = column(line);
         assert_eq!(cpu, num(line, "orig_cpu"), "{line}");
         assert_eq!(pid, 0, "{line}");
@@ -255,12 +266,12 @@ fn the_experiments_traces_replay_cleanly() {
     let (text, _) = traced(&e1, 0);
     let r = replay(&text).unwrap_or_else(|e| panic!("E1: {e}"));
     assert!(
-        r.migrations.get("LoadBalance").is_some_and(|&n| n > 0),
+        r.migrations.get("load_balance").is_some_and(|&n| n > 0),
         "{r:?}"
     );
     let (text, _) = traced(&builtin("tc2-wakeup-hackbench-a7").unwrap(), 0);
     let r = replay(&text).unwrap_or_else(|e| panic!("E4 hackbench: {e}"));
-    assert!(r.migrations.get("Wakeup").is_some_and(|&n| n > 0), "{r:?}");
+    assert!(r.migrations.get("wakeup").is_some_and(|&n| n > 0), "{r:?}");
     let (text, _) = traced(&builtin("tc2-wakeup-rtapp").unwrap(), 1);
     replay(&text).unwrap_or_else(|e| panic!("E4 rt-app: {e}"));
 }

@@ -14,7 +14,8 @@
 //! needs none of the core's builders.
 //!
 //! A trace request records one run with its events and decision log and keeps it, to answer the
-//! page's requests for pages of the log and for the ftrace text without running it again.
+//! page's requests for pages of the log and for the ftrace text without running it again; a
+//! Perfetto or trace-cmd file of it is the run recorded again with signals, encoded here.
 
 use std::time::Duration;
 
@@ -115,6 +116,13 @@ pub async fn SimWorker(mut scope: Scope) {
                 Some(t) => FromWorker::FtraceText {
                     job,
                     text: t.ftrace(),
+                },
+                None => no_trace(job),
+            }),
+            ToWorker::TraceFile { job, format } => Some(match &kept {
+                Some(t) => match t.file(format) {
+                    Ok(bytes) => FromWorker::TraceFile { job, format, bytes },
+                    Err(message) => FromWorker::Failed { job, message },
                 },
                 None => no_trace(job),
             }),

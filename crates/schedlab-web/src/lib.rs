@@ -16,6 +16,7 @@ pub mod crash;
 pub mod draft;
 pub mod export;
 pub mod link;
+pub mod perfetto_ui;
 pub mod plotly;
 pub mod protocol;
 pub mod results;

@@ -19,6 +19,7 @@
 
 use schedlab_core::experiment::{Quantity, Scenario};
 use schedlab_core::table::ComparisonTable;
+use schedlab_core::trace::file::FileFormat;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +61,9 @@ pub enum ToWorker {
     Decisions { job: u64, query: DecisionQuery },
     /// The kept trace as ftrace text (what `schedlab trace` prints).
     Ftrace { job: u64 },
+    /// The kept trace's run as a file for Perfetto or LISA (what `schedlab trace --format
+    /// perfetto|trace-cmd` writes), recorded again with signals.
+    TraceFile { job: u64, format: FileFormat },
     /// Build the draft's forms (`forms_json` is a [`Forms`]) into a scenario and the sched
     /// domains of its variants; `job` is the draft's revision.
     Check { job: u64, forms_json: String },
@@ -80,6 +84,7 @@ impl ToWorker {
             | ToWorker::Trace { job, .. }
             | ToWorker::Decisions { job, .. }
             | ToWorker::Ftrace { job }
+            | ToWorker::TraceFile { job, .. }
             | ToWorker::Check { job, .. }
             | ToWorker::Crash { job } => Some(*job),
         }
@@ -122,6 +127,12 @@ pub enum FromWorker {
     DecisionPage { job: u64, page_json: String },
     /// The traced run as ftrace text.
     FtraceText { job: u64, text: String },
+    /// The traced run as a file in `format` (its bytes, as the CLI writes them).
+    TraceFile {
+        job: u64,
+        format: FileFormat,
+        bytes: Vec<u8>,
+    },
     /// The answer to a `Check`: `checked_json` is a [`Checked`].
     Checked { job: u64, checked_json: String },
 }
@@ -139,6 +150,7 @@ impl FromWorker {
             | FromWorker::Traced { job, .. }
             | FromWorker::DecisionPage { job, .. }
             | FromWorker::FtraceText { job, .. }
+            | FromWorker::TraceFile { job, .. }
             | FromWorker::Checked { job, .. } => *job,
         }
     }

@@ -466,6 +466,7 @@ impl Page {
             | FromWorker::Traced { .. }
             | FromWorker::DecisionPage { .. }
             | FromWorker::FtraceText { .. }
+            | FromWorker::TraceFile { .. }
             | FromWorker::Checked { .. } => {}
         }
     }

@@ -309,7 +309,7 @@ pub fn check(plan: &Plan) -> Result<Option<Vec<CheckLine>>> {
     };
     let mut out = Vec::new();
     for v in 0..plan.variants.len().min(plan.len()) {
-        let trace = plan.run_traced(v)?;
+        let trace = plan.run_traced_with(v, true)?;
         out.extend(check_trace(plan, test, &trace));
     }
     if test == LisaTest::Invariance {

@@ -330,6 +330,7 @@ impl<'a> Engine<'a> {
     /// Runs the workload to completion. The first tasks start on random CPUs.
     pub fn run(mut self) -> Result<RunOutcome> {
         let n = self.w.nr_cpus();
+        self.trace_start();
         for cpu in 0..n {
             if let Some(fd) = self.w.cpufreq_update(cpu, 0) {
                 self.trace_freq(fd);
@@ -426,6 +427,7 @@ impl<'a> Engine<'a> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        self.flush_signals();
         let busy_cpu_ns: u64 = (0..n).map(|c| self.w.busy_ns_until_now(c)).sum();
         let now = self.w.now;
         let energy_total = self.w.energy.joules(now);
@@ -533,6 +535,7 @@ impl<'a> Engine<'a> {
             }
             if self.w.rqs[cpu].curr.is_none() && self.w.in_idle_state(cpu) {
                 let latency = self.w.cpuidle_exit(cpu);
+                self.trace_idle(cpu, None);
                 if latency > 0 {
                     self.exiting.set(cpu);
                     self.push(self.w.now + latency, EvKind::IdleExit(cpu));
@@ -745,7 +748,9 @@ impl<'a> Engine<'a> {
             self.freq_update(cpu, 0);
         }
         let next_timer = self.next_timer(cpu);
-        self.w.cpuidle_enter(cpu, next_timer);
+        if let Some(state) = self.w.cpuidle_enter(cpu, next_timer) {
+            self.trace_idle(cpu, Some(state));
+        }
     }
 
     /// Arms a timer on `cpu` that wakes `t` at `at` (a sleep, an rt-app timer).
@@ -884,6 +889,7 @@ impl<'a> Engine<'a> {
         }
         self.w.counters.wakeups += 1;
         let prev = self.w.tasks[p].cpu;
+        self.trace_waking(p, waker.map_or(prev, |(_, c)| c));
         // try_to_wake_up(): the task leaves its old rq's nr_iowait before it is placed.
         if self.w.tasks[p].in_iowait {
             let c = self.w.tasks[p].iowait_cpu;

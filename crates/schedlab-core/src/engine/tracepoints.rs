@@ -1,12 +1,39 @@
 //! What the engine tells ftrace: `sched_switch` as each CPU's view of what it runs changes,
-//! `sched_migrate_task` from the CPU doing the move, `sched_wakeup`, `cpu_frequency`. The events
-//! go into the run's trace only when it is traced; the switches are counted either way.
+//! `sched_migrate_task` from the CPU doing the move, `sched_waking`, `sched_wakeup`,
+//! `cpu_frequency`, `cpu_idle`. The events go into the run's trace only when it is traced; the
+//! switches are counted either way. A run traced with signals also has the scheduler's own
+//! tracepoints ([`crate::sched::tracepoints`]), which the world buffers and [`Engine::record`]
+//! moves into the trace ahead of each engine event, so the trace stays in time order.
 
 use super::Engine;
 use crate::sched::{TaskId, TaskState};
-use crate::trace::{MigrateReason, PrevState, TraceEvent};
+use crate::trace::{MigrateReason, PrevState, TraceEvent, PWR_EVENT_EXIT};
 
 impl Engine<'_> {
+    /// Record the scheduler's own tracepoints (PELT, util_est, capacity, overutilized, energy)
+    /// too: the events of [`crate::sched::tracepoints`]. Only for a traced run.
+    pub fn with_signals(mut self) -> Self {
+        if self.trace.is_some() {
+            self.w.signals = Some(Vec::new());
+        }
+        self
+    }
+
+    /// Appends `ev` to the trace, after the world's signal events so far.
+    fn record(&mut self, ev: TraceEvent) {
+        self.flush_signals();
+        if let Some(tr) = &mut self.trace {
+            tr.push(ev);
+        }
+    }
+
+    /// Moves the world's buffered signal events into the trace.
+    pub(super) fn flush_signals(&mut self) {
+        if let (Some(sig), Some(tr)) = (&mut self.w.signals, &mut self.trace) {
+            tr.append(sig);
+        }
+    }
+
     /// `context_switch()` as ftrace sees it: `cpu` switches from what it was running to `next`
     /// (None: idle), counted and traced; nothing when that is already what it runs.
     pub(super) fn switch_to(&mut self, cpu: usize, next: Option<TaskId>) {
@@ -42,40 +69,27 @@ impl Engine<'_> {
     }
 
     pub(super) fn trace_switch(&mut self, cpu: usize, prev: Option<TaskId>, next: Option<TaskId>) {
-        if let Some(tr) = &mut self.trace {
+        if self.trace.is_some() {
             let prev_state = match prev.map(|p| self.w.tasks[p].state) {
                 None => PrevState::Idle,
                 Some(TaskState::Runnable) => PrevState::Preempted,
                 Some(TaskState::Sleeping | TaskState::Blocked) => PrevState::Sleeping,
                 Some(TaskState::Exited) => PrevState::Exited,
             };
-            tr.push(TraceEvent::Switch {
+            self.record(TraceEvent::Switch {
                 t: self.w.now,
                 cpu,
                 prev,
                 prev_state,
                 next,
             });
-            // `sched_pelt_se` of the two tasks, as the switch's entity updates leave them.
-            for task in [prev, next].into_iter().flatten() {
-                let se = &self.w.tasks[task];
-                if se.state != TaskState::Exited {
-                    tr.push(TraceEvent::PeltSe {
-                        t: self.w.now,
-                        cpu,
-                        task,
-                        util: se.avg.util_avg,
-                        load: se.avg.load_avg,
-                    });
-                }
-            }
         }
     }
     /// rt-app's slack of an activation: the timer's next expiry `next` minus now.
     pub(super) fn trace_rtapp_slack(&mut self, task: TaskId, next: u64) {
-        if let Some(tr) = &mut self.trace {
+        if self.trace.is_some() {
             let now = self.w.now;
-            tr.push(TraceEvent::RtappSlack {
+            self.record(TraceEvent::RtappSlack {
                 t: now,
                 task,
                 slack_ns: next as i64 - now as i64,
@@ -83,12 +97,34 @@ impl Engine<'_> {
         }
     }
     pub(super) fn trace_wakeup(&mut self, task: TaskId, cpu: usize, new: bool) {
-        if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Wakeup {
+        if self.trace.is_some() {
+            self.record(TraceEvent::Wakeup {
                 t: self.w.now,
                 task,
                 cpu,
                 new,
+            });
+        }
+    }
+    /// `sched_waking`, at the start of `try_to_wake_up()` on `cpu`, the waking CPU.
+    pub(super) fn trace_waking(&mut self, task: TaskId, cpu: usize) {
+        if self.trace.is_some() {
+            self.record(TraceEvent::Waking {
+                t: self.w.now,
+                cpu,
+                task,
+                target_cpu: self.w.tasks[task].cpu,
+            });
+        }
+    }
+    /// `cpu_idle` as `cpu` enters the idle state the governor picked (`state`: its index), or
+    /// leaves it (`None`: `PWR_EVENT_EXIT`).
+    pub(super) fn trace_idle(&mut self, cpu: usize, state: Option<usize>) {
+        if self.trace.is_some() {
+            self.record(TraceEvent::Idle {
+                t: self.w.now,
+                cpu,
+                state: state.map_or(PWR_EVENT_EXIT, |s| s as u32),
             });
         }
     }
@@ -101,8 +137,8 @@ impl Engine<'_> {
         reason: MigrateReason,
         cpu: usize,
     ) {
-        if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Migrate {
+        if self.trace.is_some() {
+            self.record(TraceEvent::Migrate {
                 t: self.w.now,
                 cpu,
                 task,
@@ -119,6 +155,7 @@ impl Engine<'_> {
     /// (v6.8 `wake_up_new_task()`).
     pub(super) fn trace_balance_moves(&mut self, cpu: usize) {
         let now = self.w.now;
+        self.flush_signals();
         let (Some(moves), Some(tr)) = (&mut self.w.balance_moves, &mut self.trace) else {
             return;
         };
@@ -132,13 +169,35 @@ impl Engine<'_> {
         }));
     }
 
+    /// `cpu_frequency` for the CPUs of `domain`, and with signals their capacities.
     pub(super) fn trace_freq(&mut self, domain: usize) {
-        if let Some(tr) = &mut self.trace {
-            tr.push(TraceEvent::Frequency {
+        if self.trace.is_some() {
+            self.record(TraceEvent::Frequency {
                 t: self.w.now,
                 domain,
                 khz: self.w.clocks[domain].cur_khz,
             });
+            if self.w.signals.is_some() {
+                for cpu in self.w.topo.freq_domains[domain].cpus.iter() {
+                    self.w.trace_cpu_capacity(cpu);
+                }
+            }
+        }
+    }
+
+    /// The start of the run: the idle state each CPU is in (the machine was idle before), and
+    /// with signals every CPU's capacities.
+    pub(super) fn trace_start(&mut self) {
+        for cpu in 0..self.w.nr_cpus() {
+            if self.w.in_idle_state(cpu) {
+                let state = self.w.idle.state[cpu] as usize - 1;
+                self.trace_idle(cpu, Some(state));
+            }
+        }
+        if self.w.signals.is_some() {
+            for cpu in 0..self.w.nr_cpus() {
+                self.w.trace_cpu_capacity(cpu);
+            }
         }
     }
 }

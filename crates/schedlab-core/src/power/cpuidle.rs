@@ -295,6 +295,7 @@ impl World {
                 self.energy.set(domain, self.now, awake_uw);
             }
         }
+        self.trace_energy();
     }
 }
 

@@ -184,6 +184,7 @@ impl World {
     pub fn update_overutilized_status(&mut self, cpu: usize) {
         if self.sched_energy_enabled() && !self.rd_overutilized && self.cpu_overutilized(cpu) {
             self.rd_overutilized = true;
+            self.trace_overutilized();
         }
     }
 
@@ -196,8 +197,10 @@ impl World {
         let any = span.iter().any(|c| self.cpu_overutilized(c));
         if root {
             self.rd_overutilized = any;
+            self.trace_overutilized();
         } else if any {
             self.rd_overutilized = true;
+            self.trace_overutilized();
         }
     }
 

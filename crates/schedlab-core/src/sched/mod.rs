@@ -15,6 +15,7 @@ pub mod log;
 pub mod reweight;
 pub mod rq;
 pub mod sis;
+pub mod tracepoints;
 pub mod uclamp;
 #[cfg(test)]
 mod uclamp_tests;
@@ -360,6 +361,10 @@ pub struct World {
     /// Tasks moved by `detach_tasks()` (task, from, to), when the run is traced: the engine turns
     /// them into `sched_migrate_task` events after each balance call.
     pub balance_moves: Option<Vec<(TaskId, usize, usize)>>,
+    /// The signal events (PELT, util_est, overutilized, energy) of a run traced with signals,
+    /// pushed where the kernel's tracepoints fire ([`tracepoints`]); the engine moves them into
+    /// its trace in order.
+    pub signals: Option<Vec<crate::trace::TraceEvent>>,
     /// Scratch space for the groups of the balance pass being logged.
     pub(crate) lb_groups: Vec<log::GroupLog>,
     /// The legacy balancer's imbalance figures of the pass being logged.
@@ -521,6 +526,7 @@ impl World {
             counters: Counters::default(),
             log: None,
             balance_moves: None,
+            signals: None,
             lb_groups: Vec::new(),
             lb_legacy: None,
         };

@@ -130,7 +130,7 @@ impl World {
             let running = self.rqs[cpu].curr == Some(t);
             let w = self.tasks[t].weight;
             let path = self.config.pelt_update;
-            self.tasks[t].avg.update(
+            let decayed = self.tasks[t].avg.update(
                 now,
                 w,
                 u64::from(on_rq),
@@ -139,6 +139,9 @@ impl World {
                 scale,
                 path,
             );
+            if decayed {
+                self.trace_pelt_se(cpu, t);
+            }
         }
         let path = self.config.pelt_update;
         // v6.13+: the cfs_rq's runnable count leaves delayed tasks out (h_nr_delayed).
@@ -146,7 +149,9 @@ impl World {
         let rq = &mut self.rqs[cpu];
         let load = rq.load_weight;
         let running = rq.curr.is_some();
-        rq.avg.update(now, 1, load, runnable, running, scale, path);
+        if rq.avg.update(now, 1, load, runnable, running, scale, path) {
+            self.trace_pelt_cfs(cpu);
+        }
     }
 
     /// `attach_entity_load_avg()` (v4.15+ form, v5.7 as read): the task's sums are rebuilt from its
@@ -166,6 +171,7 @@ impl World {
             ra.util_sum += sa.util_sum;
             ra.runnable_avg += sa.runnable_avg;
             ra.runnable_sum += sa.runnable_sum;
+            self.trace_pelt_cfs(cpu);
             return;
         }
         let rq_avg = self.rqs[cpu].avg;
@@ -185,6 +191,7 @@ impl World {
         ra.util_sum += sa.util_sum;
         ra.runnable_avg += sa.runnable_avg;
         ra.runnable_sum += sa.runnable_sum;
+        self.trace_pelt_cfs(cpu);
     }
 
     /// `detach_entity_load_avg()` / `remove_entity_load_avg()`: subtract, clamping at zero, and keep
@@ -206,6 +213,7 @@ impl World {
             ra.runnable_sum = ra
                 .runnable_sum
                 .saturating_sub(sa.runnable_avg * LOAD_AVG_MAX);
+            self.trace_pelt_cfs(cpu);
             return;
         }
         let ra = &mut self.rqs[cpu].avg;
@@ -225,6 +233,7 @@ impl World {
             .runnable_sum
             .saturating_sub(sa.runnable_sum)
             .max(ra.runnable_avg * min);
+        self.trace_pelt_cfs(cpu);
     }
 
     /// `post_init_entity_util_avg()`: a new task starts with half the spare capacity, in proportion
@@ -401,6 +410,7 @@ impl World {
         } else {
             let est = self.task_util_est_only(t);
             self.rqs[cpu].util_est_enqueued += est;
+            self.trace_util_est_cfs(cpu);
             self.tasks[t].state = TaskState::Runnable;
         }
         self.queue_insert(cpu, t);
@@ -439,6 +449,7 @@ impl World {
             // util_est_dequeue(): the rq's estimate loses the task's before its signals move.
             let est = self.task_util_est_only(t);
             self.rqs[cpu].util_est_enqueued = self.rqs[cpu].util_est_enqueued.saturating_sub(est);
+            self.trace_util_est_cfs(cpu);
         }
         self.update_curr(cpu);
         if !migrating && !delayed && self.delay_dequeue_entity(cpu, t) {
@@ -481,6 +492,7 @@ impl World {
             self.detach_entity_load_avg(cpu, t);
         } else if self.config.util_est && !self.tasks[t].sched_delayed {
             self.util_est_update(cpu, t);
+            self.trace_util_est_se(cpu, t);
         }
         self.update_min_vruntime(cpu);
         self.update_idle_mask(cpu);

@@ -6,12 +6,14 @@
 use std::rc::Rc;
 
 use schedlab_core::experiment::Scenario;
+use schedlab_core::trace::file::FileFormat;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::components::decisions::DecisionLog;
 use crate::components::timeline::Timeline;
 use crate::export;
+use crate::perfetto_ui;
 use crate::protocol;
 use crate::runview::state::{DetailAction, DetailPhase, DetailState, Effect};
 use crate::runview::timeline::fmt_duration;
@@ -33,6 +35,8 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
     let state = use_mut_ref(DetailState::default);
     let update = use_force_update();
     let bridge_slot = use_mut_ref(|| None);
+    // The Perfetto UI window the last "Open in Perfetto" click opened, waiting for its trace.
+    let perfetto_window = use_mut_ref(|| None::<wasm_bindgen::JsValue>);
     let stem = export::stem(&props.scenario);
     // Parses the built-in of that name: once per scenario, not per render.
     let as_shipped = *use_memo(props.scenario.clone(), |s| {
@@ -42,6 +46,7 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
         let state = state.clone();
         let bridge_slot = bridge_slot.clone();
         let stem = stem.clone();
+        let perfetto_window = perfetto_window.clone();
         Rc::new(move |action| {
             let effects = state.borrow_mut().apply(action);
             for e in effects {
@@ -59,6 +64,20 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
                         let name = format!("{stem}-run{index}.ftrace.txt");
                         if let Err(e) = export::download_text(&name, "text/plain", &text) {
                             web_sys::console::warn_1(&e.into());
+                        }
+                    }
+                    Effect::SaveFile { format, bytes } => {
+                        let index = state.borrow().detail.as_ref().map_or(0, |d| d.index);
+                        let name = format!("{stem}-run{index}.{}", format.extension());
+                        if let Err(e) = export::download_bytes(&name, format.mime(), &bytes) {
+                            web_sys::console::warn_1(&e.into());
+                        }
+                    }
+                    Effect::OpenPerfetto(bytes) => {
+                        let index = state.borrow().detail.as_ref().map_or(0, |d| d.index);
+                        let name = format!("{stem}-run{index}.perfetto-trace");
+                        if let Some(w) = perfetto_window.borrow_mut().take() {
+                            perfetto_ui::send(&w, &bytes, &format!("{stem} run {index}"), &name);
                         }
                     }
                 }
@@ -157,6 +176,21 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
         let run = run.clone();
         Callback::from(move |_: MouseEvent| run(DetailAction::Ftrace))
     };
+    let on_file = |format: FileFormat, open: bool| {
+        let run = run.clone();
+        let perfetto_window = perfetto_window.clone();
+        Callback::from(move |_: MouseEvent| {
+            if open {
+                // In the click itself, or the browser blocks the window.
+                *perfetto_window.borrow_mut() = perfetto_ui::open_window();
+                if perfetto_window.borrow().is_none() {
+                    web_sys::console::warn_1(&"schedlab: the browser did not open a window".into());
+                    return;
+                }
+            }
+            run(DetailAction::TraceFile { format, open })
+        })
+    };
     let phase = match &s.phase {
         DetailPhase::Idle => "idle",
         DetailPhase::Tracing => "tracing",
@@ -234,6 +268,12 @@ pub fn RunDetail(props: &RunDetailProps) -> Html {
                         <span class="exports-label">{"Download"}</span>
                         <button type="button" class="secondary small" id="export-ftrace" onclick={on_ftrace} disabled={s.exporting}
                             title="What `schedlab trace` prints for this run">{ if s.exporting { "Preparing…" } else { "Trace (ftrace text)" } }</button>
+                        <button type="button" class="secondary small" id="export-perfetto" onclick={on_file(FileFormat::Perfetto, false)} disabled={s.exporting}
+                            title="A Perfetto trace of this run (what `schedlab trace --format perfetto` writes): open it at ui.perfetto.dev">{"Perfetto trace"}</button>
+                        <button type="button" class="secondary small" id="export-tracecmd" onclick={on_file(FileFormat::TraceCmd, false)} disabled={s.exporting}
+                            title="`trace-cmd report` text with LISA's PELT events (what `schedlab trace --format trace-cmd` writes), for LISA's TxtTraceParser">{"Trace for LISA (trace-cmd text)"}</button>
+                        <button type="button" class="secondary small" id="open-perfetto" onclick={on_file(FileFormat::Perfetto, true)} disabled={s.exporting}
+                            title="Leaves this page: opens ui.perfetto.dev in a new window and sends it this run's trace">{"Open in Perfetto ↗"}</button>
                     </div>
                 </div>
                 <h3>{"Timeline"}</h3>

@@ -14,6 +14,7 @@ pub mod state;
 pub mod timeline;
 
 use schedlab_core::experiment::{Plan, RunTrace};
+use schedlab_core::trace::file::{trace_file, FileFormat};
 use serde::{Deserialize, Serialize};
 
 pub use decisions::{DecisionCounts, DecisionPageVm, DecisionQuery};
@@ -149,6 +150,10 @@ pub struct Traced {
     pub trace: RunTrace,
     /// `schedlab trace`'s header for this run (the ftrace export starts with it).
     pub header: String,
+    /// The plan and index it came from, to record it again with signals for a file
+    /// ([`Traced::file`]).
+    pub plan: Plan,
+    pub index: usize,
 }
 
 /// Records run `pick` of `plan` traced. A run longer than [`MAX_TRACED_EVENTS`] is refused with
@@ -183,7 +188,15 @@ fn trace_run_within(
     })?;
     let detail = RunDetailVm::build(plan, pick, index, &trace);
     let header = ftrace_header(&plan.scenario.name, index, &trace);
-    Ok((detail, Traced { trace, header }))
+    Ok((
+        detail,
+        Traced {
+            trace,
+            header,
+            plan: bounded,
+            index,
+        },
+    ))
 }
 
 /// The two comment lines `schedlab trace` prints before the events.
@@ -203,6 +216,12 @@ impl Traced {
     /// The run as `schedlab trace` prints it.
     pub fn ftrace(&self) -> String {
         format!("{}{}", self.header, self.trace.to_ftrace())
+    }
+
+    /// The run as `schedlab trace --format perfetto|trace-cmd` writes it: the core's
+    /// [`trace_file`], which records it again with signals (the same run).
+    pub fn file(&self, format: FileFormat) -> Result<Vec<u8>, String> {
+        trace_file(&self.plan, self.index, format).map_err(|e| e.to_string())
     }
 }
 
@@ -275,6 +294,26 @@ pub(crate) mod tests {
         };
         assert_eq!(none.index_in(plan), None);
         assert!(trace_run(plan, none).unwrap_err().contains("no run"));
+    }
+
+    /// The page's Perfetto and trace-cmd files are the core's `trace_file` of the run on the
+    /// scenario's own plan, which is what `schedlab trace --format perfetto|trace-cmd` writes
+    /// (checked against the binary in the CLI's tests): the same bytes.
+    #[test]
+    fn the_pages_trace_files_are_the_clis_bytes() {
+        let plan = e1_plan();
+        let (variant, param_index, repetition) = plan.run_ref(193);
+        let pick = RunPick {
+            param_index,
+            variant,
+            repetition,
+        };
+        let (_, traced) = trace_run(plan, pick).unwrap();
+        for format in [FileFormat::Perfetto, FileFormat::TraceCmd] {
+            let page = traced.file(format).unwrap();
+            assert_eq!(page, trace_file(plan, 193, format).unwrap(), "{format:?}");
+            assert!(page.len() > 10_000);
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use crate::protocol::{self, FromWorker, ToWorker};
 use crate::runview::{DecisionPageVm, DecisionQuery, RunDetailVm, RunPick};
+use schedlab_core::trace::file::FileFormat;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum DetailPhase {
@@ -31,6 +32,8 @@ pub struct DetailState {
     pub paging: bool,
     /// An ftrace export is being prepared.
     pub exporting: bool,
+    /// The file request in flight is for the Perfetto UI.
+    pub file_open: bool,
 }
 
 pub enum DetailAction {
@@ -41,6 +44,11 @@ pub enum DetailAction {
     },
     Query(DecisionQuery),
     Ftrace,
+    /// The run as a file in this format; `open`: for the Perfetto UI, not to save.
+    TraceFile {
+        format: FileFormat,
+        open: bool,
+    },
     Worker(FromWorker),
     /// The worker crashed while on request `job`.
     Crashed {
@@ -55,6 +63,13 @@ pub enum Effect {
     Send(ToWorker),
     /// Offer this ftrace text as a file.
     SaveFtrace(String),
+    /// Offer these bytes as a file in `format`.
+    SaveFile {
+        format: FileFormat,
+        bytes: Vec<u8>,
+    },
+    /// Hand this Perfetto trace to the Perfetto UI window the click opened.
+    OpenPerfetto(Vec<u8>),
 }
 
 impl Default for DetailState {
@@ -71,6 +86,7 @@ impl Default for DetailState {
             page: None,
             paging: false,
             exporting: false,
+            file_open: false,
         }
     }
 }
@@ -118,6 +134,18 @@ impl DetailState {
                 })]
             }
             DetailAction::Ftrace => Vec::new(),
+            DetailAction::TraceFile { format, open }
+                if self.phase == DetailPhase::Ready && !self.exporting =>
+            {
+                self.ftrace_job = self.next_job();
+                self.exporting = true;
+                self.file_open = open;
+                vec![Effect::Send(ToWorker::TraceFile {
+                    job: self.ftrace_job,
+                    format,
+                })]
+            }
+            DetailAction::TraceFile { .. } => Vec::new(),
             DetailAction::Crashed { job, message } => {
                 if job == self.trace_job || job == self.page_job || job == self.ftrace_job {
                     self.phase = DetailPhase::Failed(message);
@@ -164,6 +192,14 @@ impl DetailState {
             FromWorker::FtraceText { text, .. } if job == self.ftrace_job => {
                 self.exporting = false;
                 return vec![Effect::SaveFtrace(text)];
+            }
+            FromWorker::TraceFile { format, bytes, .. } if job == self.ftrace_job => {
+                self.exporting = false;
+                return vec![if self.file_open && format == FileFormat::Perfetto {
+                    Effect::OpenPerfetto(bytes)
+                } else {
+                    Effect::SaveFile { format, bytes }
+                }];
             }
             FromWorker::Failed { message, .. } if job == self.trace_job => {
                 self.phase = DetailPhase::Failed(message);
@@ -292,5 +328,43 @@ mod tests {
         }));
         assert_eq!(fx, [Effect::SaveFtrace("x".into())]);
         assert!(!s.exporting);
+    }
+
+    #[test]
+    fn a_perfetto_file_is_saved_or_handed_to_the_perfetto_ui() {
+        let mut s = DetailState::default();
+        let ask = |open| DetailAction::TraceFile {
+            format: FileFormat::Perfetto,
+            open,
+        };
+        assert!(s.apply(ask(false)).is_empty(), "nothing traced yet");
+        s.apply(DetailAction::Trace {
+            scenario_json: "{}".into(),
+            pick: pick(),
+        });
+        s.apply(DetailAction::Worker(traced_msg(1)));
+        for open in [false, true] {
+            let fx = s.apply(ask(open));
+            let [Effect::Send(ToWorker::TraceFile { job, format })] = &fx[..] else {
+                panic!("{fx:?}")
+            };
+            assert_eq!(*format, FileFormat::Perfetto);
+            assert!(s.apply(ask(open)).is_empty(), "one at a time");
+            let fx = s.apply(DetailAction::Worker(FromWorker::TraceFile {
+                job: *job,
+                format: FileFormat::Perfetto,
+                bytes: vec![1, 2],
+            }));
+            let want = if open {
+                Effect::OpenPerfetto(vec![1, 2])
+            } else {
+                Effect::SaveFile {
+                    format: FileFormat::Perfetto,
+                    bytes: vec![1, 2],
+                }
+            };
+            assert_eq!(fx, [want]);
+            assert!(!s.exporting);
+        }
     }
 }
