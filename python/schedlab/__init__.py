@@ -215,7 +215,15 @@ def merge(*parts, report=None):
 class Trace:
     """One run's scheduler events (``schedlab trace``), per event as LISA's ``df_event()``."""
 
-    EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task", "cpu_frequency")
+    EVENTS = (
+        "sched_switch",
+        "sched_waking",
+        "sched_wakeup",
+        "sched_wakeup_new",
+        "sched_migrate_task",
+        "cpu_frequency",
+        "cpu_idle",
+    )
 
     def __init__(self, ftrace, columns):
         self.ftrace = ftrace

@@ -279,6 +279,8 @@ fn event_columns(t: &RunTrace) -> Value {
         "prio",
         "target_cpu",
     ];
+    let mut waking = Frame::new(wake_fields);
+    let mut idle = Frame::new(&["Time", "__cpu", "__pid", "__comm", "state", "cpu_id"]);
     let mut wakeup = Frame::new(wake_fields);
     let mut wakeup_new = Frame::new(wake_fields);
     let mut migrate = Frame::new(&[
@@ -388,12 +390,46 @@ fn event_columns(t: &RunTrace) -> Value {
                 }
             }
             // sched_waking, cpu_idle and the signal events: not (yet) frames of this module.
+            TraceEvent::Waking {
+                t: ts,
+                cpu,
+                task,
+                target_cpu,
+            } => {
+                let (c, p) = comm(Some(task));
+                let (wc, wp) = comm(current.get(cpu).copied().flatten());
+                waking.push(vec![
+                    secs(ts),
+                    json!(cpu),
+                    json!(wp),
+                    json!(wc),
+                    json!(c),
+                    json!(p),
+                    json!(120),
+                    json!(target_cpu),
+                ]);
+            }
+            TraceEvent::Idle { t: ts, cpu, state } => {
+                // `state` as the kernel's u32 prints it (PWR_EVENT_EXIT is 4294967295).
+                idle.push(vec![
+                    secs(ts),
+                    json!(cpu),
+                    json!(0),
+                    json!("<idle>"),
+                    json!(state),
+                    json!(cpu),
+                ]);
+            }
+            // The signal events (PELT, util_est, capacity, energy) come only from a run traced
+            // with signals, which `trace()` does not ask for; rt-app's slack is schedlab's own.
             _ => {}
         }
     }
     json!({
         "sched_switch": switch.into_value(),
+        "sched_waking": waking.into_value(),
         "sched_wakeup": wakeup.into_value(),
+        "cpu_idle": idle.into_value(),
         "sched_wakeup_new": wakeup_new.into_value(),
         "sched_migrate_task": migrate.into_value(),
         "cpu_frequency": freq.into_value(),

@@ -118,6 +118,9 @@ def test_trace_frames_are_shaped_like_lisa_s(cli):
     w = tr.df_event("sched_wakeup")
     assert list(w.columns) == ["__cpu", "__pid", "__comm", "comm", "pid", "prio", "target_cpu"]
     assert len(w) == sum(": sched_wakeup: " in ln for ln in tr.ftrace.splitlines())
+    for event in ("sched_waking", "cpu_idle"):
+        frame = tr.df_event(event)
+        assert len(frame) == sum(f": {event}: " in ln for ln in tr.ftrace.splitlines()), event
     assert tr.df_event("sched_migrate_task", backend="polars").columns[0] == "Time"
     with pytest.raises(ValueError):
         tr.df_event("sched_nonsense")
