@@ -15,7 +15,14 @@ use std::process::Command;
 const INSTALL_SECONDS: &str = "600";
 const CHECK_SECONDS: &str = "300";
 /// What pip installs into the venv.
-const PACKAGES: &[&str] = &["lisa-linux==3.1.0", "numpy<2", "pyarrow<15", "nest_asyncio"];
+const PACKAGES: &[&str] = &[
+    "lisa-linux==3.1.0",
+    "numpy<2",
+    "pyarrow<15",
+    "nest_asyncio",
+    "perfetto==0.59.1",
+    "protobuf",
+];
 /// The run checked: Juno under v6.7, which has util_est (E5's first run).
 const SCENARIO: &str = "juno-use-all-littles";
 
