@@ -67,6 +67,12 @@ pub enum ToWorker {
     /// Build the draft's forms (`forms_json` is a [`Forms`]) into a scenario and the sched
     /// domains of its variants; `job` is the draft's revision.
     Check { job: u64, forms_json: String },
+    /// Make the share link of `scenario_json` (`link::encode`: answered with `Linked`). The
+    /// check worker compresses and the page does not, so DEFLATE stays out of the page's wasm.
+    Link { job: u64, scenario_json: String },
+    /// Open a share link's payload (`link::decode`: answered with `Opened`): inflating it is
+    /// the check worker's, like making it.
+    OpenLink { job: u64, payload: String },
     /// Panic inside the worker on purpose: the end-to-end tests check that a crashed worker
     /// leaves the page usable (`window.schedlabCrashWorker()`).
     Crash { job: u64 },
@@ -86,6 +92,8 @@ impl ToWorker {
             | ToWorker::Ftrace { job }
             | ToWorker::TraceFile { job, .. }
             | ToWorker::Check { job, .. }
+            | ToWorker::Link { job, .. }
+            | ToWorker::OpenLink { job, .. }
             | ToWorker::Crash { job } => Some(*job),
         }
     }
@@ -135,6 +143,14 @@ pub enum FromWorker {
     },
     /// The answer to a `Check`: `checked_json` is a [`Checked`].
     Checked { job: u64, checked_json: String },
+    /// The answer to a `Link`: what follows `#s=` in the scenario's share link.
+    Linked { job: u64, payload: String },
+    /// The answer to an `OpenLink`: the link's scenario (compact scenario JSON), or why it
+    /// cannot be opened (`LinkError`'s message).
+    Opened {
+        job: u64,
+        opened: Result<String, String>,
+    },
 }
 
 impl FromWorker {
@@ -151,7 +167,9 @@ impl FromWorker {
             | FromWorker::DecisionPage { job, .. }
             | FromWorker::FtraceText { job, .. }
             | FromWorker::TraceFile { job, .. }
-            | FromWorker::Checked { job, .. } => *job,
+            | FromWorker::Checked { job, .. }
+            | FromWorker::Linked { job, .. }
+            | FromWorker::Opened { job, .. } => *job,
         }
     }
 }
