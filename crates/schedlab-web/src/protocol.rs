@@ -40,11 +40,16 @@ pub enum ToWorker {
     Start {
         job: u64,
         scenario_json: String,
+        #[serde(with = "quantity_name")]
         quantity: Quantity,
     },
     /// The table of another quantity of the runs of `job`, the worker's last job (answered with a
     /// `Table`), without running them again.
-    Retable { job: u64, quantity: Quantity },
+    Retable {
+        job: u64,
+        #[serde(with = "quantity_name")]
+        quantity: Quantity,
+    },
     /// Stop the running job after the run in progress.
     Cancel { job: u64 },
     /// Run the whole plan without yielding or posting per-run results, and report the wall time
@@ -185,6 +190,24 @@ pub fn decode_scenario(json: &str) -> Result<Scenario, String> {
     Scenario::from_json(json).map_err(|e| e.to_string())
 }
 
+/// A [`Quantity`] crosses as its name: its own `Deserialize` also reads the older object form,
+/// through `deserialize_any`, which the agent's binary codec cannot serve (the worker would panic
+/// on every `Start`).
+mod quantity_name {
+    use schedlab_core::experiment::Quantity;
+    use serde::{de, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(q: &Quantity, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(q.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Quantity, D::Error> {
+        let name = String::deserialize(d)?;
+        Quantity::from_name(&name)
+            .ok_or_else(|| de::Error::custom(format!("unknown quantity `{name}`")))
+    }
+}
+
 /// A value that crosses as JSON text (see the module's comment), and what an error calls it.
 pub trait Wire: Serialize + DeserializeOwned {
     const WHAT: &'static str;
@@ -285,6 +308,27 @@ mod tests {
         assert!(!table.histogram.is_empty());
         assert_eq!(decode::<ComparisonTable>(&encode(&table)).unwrap(), table);
         assert!(decode::<ComparisonTable>("[]").is_err());
+    }
+
+    #[test]
+    fn every_message_with_a_quantity_crosses_the_agents_binary_codec() {
+        // What yew-agent's `Bincode` codec does, without its `JsValue`.
+        let config = bincode::config::standard();
+        for &quantity in Quantity::ALL {
+            for m in [
+                ToWorker::Start {
+                    job: 1,
+                    scenario_json: "{}".into(),
+                    quantity,
+                },
+                ToWorker::Retable { job: 2, quantity },
+            ] {
+                let bytes = bincode::serde::encode_to_vec(&m, config).unwrap();
+                let (back, _): (ToWorker, usize) =
+                    bincode::serde::decode_from_slice(&bytes, config).unwrap();
+                assert_eq!(back, m);
+            }
+        }
     }
 
     #[test]
