@@ -11,7 +11,8 @@
 //! afterwards, so the page can switch the quantity without running them again (`Retable`).
 //!
 //! A check request builds a draft's forms into a scenario (`draft::check`), so the page's wasm
-//! needs none of the core's builders.
+//! needs none of the core's builders. Share links are made and opened here too (`link::encode`,
+//! `link::decode`), so the page's wasm carries no DEFLATE.
 //!
 //! A trace request records one run with its events and decision log and keeps it, to answer the
 //! page's requests for pages of the log and for the ftrace text without running it again; a
@@ -25,6 +26,7 @@ use yew_agent::prelude::*;
 
 use crate::crash;
 use crate::draft;
+use crate::link;
 use crate::protocol::{self, FromWorker, ToWorker};
 use crate::results::ResultsVm;
 use crate::runview::{self, decisions, Traced};
@@ -111,6 +113,21 @@ pub async fn SimWorker(mut scope: Scope) {
                     checked_json: protocol::encode(&draft::check::check(&forms)),
                 },
                 Err(message) => FromWorker::Failed { job, message },
+            }),
+            ToWorker::Link { job, scenario_json } => {
+                Some(match protocol::decode_scenario(&scenario_json) {
+                    Ok(scenario) => FromWorker::Linked {
+                        job,
+                        payload: link::encode(&scenario),
+                    },
+                    Err(message) => FromWorker::Failed { job, message },
+                })
+            }
+            ToWorker::OpenLink { job, payload } => Some(FromWorker::Opened {
+                job,
+                opened: link::decode(&payload)
+                    .map(|s| protocol::encode_scenario(&s))
+                    .map_err(|e| e.to_string()),
             }),
             ToWorker::Ftrace { job } => Some(match &kept {
                 Some(t) => FromWorker::FtraceText {

@@ -120,6 +120,15 @@ fn Main() -> Html {
                     },
                 })
             }
+            WorkerEvent::Output(FromWorker::Linked { job, payload }) => {
+                dispatch.dispatch(Action::Linked { job, payload })
+            }
+            WorkerEvent::Output(FromWorker::Opened { job, opened }) => {
+                dispatch.dispatch(Action::Opened {
+                    job,
+                    opened: opened.and_then(|json| protocol::decode_scenario(&json).map(Box::new)),
+                })
+            }
             WorkerEvent::Output(FromWorker::Failed { job, message }) => {
                 dispatch.dispatch(Action::CheckFailed {
                     revision: job,
@@ -135,11 +144,42 @@ fn Main() -> Html {
     };
     {
         let draft = page.draft.clone();
+        let check_bridge = check_bridge.clone();
         use_effect_with(page.draft.check_due(), move |due| {
             if let Some(revision) = *due {
                 check_bridge.send(ToWorker::Check {
                     job: revision,
                     forms_json: protocol::encode(&draft.forms()),
+                });
+            }
+        });
+    }
+    {
+        // The address's share link is opened by the check worker (`link::decode`).
+        let check_bridge = check_bridge.clone();
+        use_effect_with(page.opening.clone(), move |opening| {
+            if let Some((job, payload)) = opening {
+                check_bridge.send(ToWorker::OpenLink {
+                    job: *job,
+                    payload: payload.clone(),
+                });
+            }
+        });
+    }
+    {
+        // The configured scenario's share link is made by the check worker as it changes, so
+        // Share and the address have it at once (`link::encode` is not in the page's wasm).
+        let dispatch = page.dispatcher();
+        use_effect_with(page.share_due(), move |due| {
+            if let Some(scenario) = due {
+                let job = crate::draft::next_revision();
+                check_bridge.send(ToWorker::Link {
+                    job,
+                    scenario_json: protocol::encode_scenario(scenario),
+                });
+                dispatch.dispatch(Action::Linking {
+                    job,
+                    scenario: Box::new(scenario.clone()),
                 });
             }
         });
@@ -159,6 +199,24 @@ fn Main() -> Html {
             share::remember_view_in_url(view);
         }
     });
+    {
+        // A job's scenario goes in the address: a built-in as shipped by name, else its share
+        // link, as soon as the check worker has made it (at once when Run is pressed on a
+        // scenario whose link is there already).
+        let scenario = page.scenario.clone();
+        let name = page.scenario_name.clone();
+        let payload = scenario
+            .as_deref()
+            .and_then(|s| page.share_payload(s))
+            .map(str::to_string);
+        use_effect_with((page.job, payload), move |(job, payload)| {
+            if let (false, 1.., Some(scenario)) = (embed, *job, scenario) {
+                let builtin = state::is_builtin_as_shipped(&scenario);
+                let name = builtin.then_some(name.as_str());
+                share::remember_in_url(&scenario, name, payload.as_deref(), &view);
+            }
+        });
+    }
     {
         // `window.schedlabCrashWorker()`: the e2e tests crash the job worker on purpose.
         let bridge = bridge.clone();
@@ -252,15 +310,6 @@ fn Main() -> Html {
             // The run looked at stays picked while the new scenario has it.
             let kept = (*pick).filter(|p| p.fits(&scenario));
             pick.set(kept);
-            if !embed {
-                let builtin = state::is_builtin_as_shipped(&scenario);
-                let name = builtin.then_some(page.scenario_name.as_str());
-                let view = ViewParams {
-                    pick: kept,
-                    report: page.report,
-                };
-                share::remember_in_url(&scenario, name, &view);
-            }
             let scenario_json = protocol::encode_scenario(&scenario);
             page.dispatch(Action::Started {
                 job,
@@ -410,7 +459,7 @@ fn Main() -> Html {
         _ => None,
     };
     // While the check worker has not answered, Run waits and says so, without an error's colour.
-    let checking = page.draft.stale();
+    let checking = page.draft.stale() || page.opening.is_some();
     let invalid = if checking {
         None
     } else {
@@ -442,7 +491,8 @@ fn Main() -> Html {
                     runs={page.runs_text.clone()} seed={page.seed_text.clone()} running={page.phase.busy()}
                     invalid={invalid} checking={checking} on_scenario={on_scenario} on_runs={on_runs} on_seed={on_seed}
                     on_new_seed={on_new_seed} on_run={on_run} on_cancel={on_cancel} />
-                <Share scenario={page.configured().ok()} view={view} />
+                <Share payload={page.configured().ok().and_then(|s| page.share_payload(&s).map(str::to_string))}
+                    scenario={page.configured().ok()} view={view} />
                 if let Some(d) = description {
                     <details class="description"><summary>{"About this scenario"}</summary><p>{ d }</p></details>
                 }

@@ -7,7 +7,9 @@
 //! fragment never reaches a server, so a long scenario costs nothing but address-bar length.
 //!
 //! Compression is miniz_oxide (pure Rust, no JS glue), so encoding and decoding are the same code
-//! natively (tested here) and in the browser. Old links, `?scenario=NAME&runs=N&seed=S`, are read
+//! natively (tested here) and in the browser. [`encode`] and [`decode`] run in the check worker
+//! (`ToWorker::Link` / `ToWorker::OpenLink`), never in the page's wasm, which keeps DEFLATE out
+//! of it (33 KB); the page keeps [`Link::parse`] and the base64. Old links, `?scenario=NAME&runs=N&seed=S`, are read
 //! by the app as before; [`Link::parse`] tells the two apart.
 //!
 //! Every failure is a [`LinkError`] with a message a reader can act on; the page shows it and falls

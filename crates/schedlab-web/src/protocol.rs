@@ -40,11 +40,16 @@ pub enum ToWorker {
     Start {
         job: u64,
         scenario_json: String,
+        #[serde(with = "quantity_name")]
         quantity: Quantity,
     },
     /// The table of another quantity of the runs of `job`, the worker's last job (answered with a
     /// `Table`), without running them again.
-    Retable { job: u64, quantity: Quantity },
+    Retable {
+        job: u64,
+        #[serde(with = "quantity_name")]
+        quantity: Quantity,
+    },
     /// Stop the running job after the run in progress.
     Cancel { job: u64 },
     /// Run the whole plan without yielding or posting per-run results, and report the wall time
@@ -67,6 +72,12 @@ pub enum ToWorker {
     /// Build the draft's forms (`forms_json` is a [`Forms`]) into a scenario and the sched
     /// domains of its variants; `job` is the draft's revision.
     Check { job: u64, forms_json: String },
+    /// Make the share link of `scenario_json` (`link::encode`: answered with `Linked`). The
+    /// check worker compresses and the page does not, so DEFLATE stays out of the page's wasm.
+    Link { job: u64, scenario_json: String },
+    /// Open a share link's payload (`link::decode`: answered with `Opened`): inflating it is
+    /// the check worker's, like making it.
+    OpenLink { job: u64, payload: String },
     /// Panic inside the worker on purpose: the end-to-end tests check that a crashed worker
     /// leaves the page usable (`window.schedlabCrashWorker()`).
     Crash { job: u64 },
@@ -86,6 +97,8 @@ impl ToWorker {
             | ToWorker::Ftrace { job }
             | ToWorker::TraceFile { job, .. }
             | ToWorker::Check { job, .. }
+            | ToWorker::Link { job, .. }
+            | ToWorker::OpenLink { job, .. }
             | ToWorker::Crash { job } => Some(*job),
         }
     }
@@ -135,6 +148,14 @@ pub enum FromWorker {
     },
     /// The answer to a `Check`: `checked_json` is a [`Checked`].
     Checked { job: u64, checked_json: String },
+    /// The answer to a `Link`: what follows `#s=` in the scenario's share link.
+    Linked { job: u64, payload: String },
+    /// The answer to an `OpenLink`: the link's scenario (compact scenario JSON), or why it
+    /// cannot be opened (`LinkError`'s message).
+    Opened {
+        job: u64,
+        opened: Result<String, String>,
+    },
 }
 
 impl FromWorker {
@@ -151,7 +172,9 @@ impl FromWorker {
             | FromWorker::DecisionPage { job, .. }
             | FromWorker::FtraceText { job, .. }
             | FromWorker::TraceFile { job, .. }
-            | FromWorker::Checked { job, .. } => *job,
+            | FromWorker::Checked { job, .. }
+            | FromWorker::Linked { job, .. }
+            | FromWorker::Opened { job, .. } => *job,
         }
     }
 }
@@ -165,6 +188,24 @@ pub fn encode_scenario(scenario: &Scenario) -> String {
 
 pub fn decode_scenario(json: &str) -> Result<Scenario, String> {
     Scenario::from_json(json).map_err(|e| e.to_string())
+}
+
+/// A [`Quantity`] crosses as its name: its own `Deserialize` also reads the older object form,
+/// through `deserialize_any`, which the agent's binary codec cannot serve (the worker would panic
+/// on every `Start`).
+mod quantity_name {
+    use schedlab_core::experiment::Quantity;
+    use serde::{de, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(q: &Quantity, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(q.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Quantity, D::Error> {
+        let name = String::deserialize(d)?;
+        Quantity::from_name(&name)
+            .ok_or_else(|| de::Error::custom(format!("unknown quantity `{name}`")))
+    }
 }
 
 /// A value that crosses as JSON text (see the module's comment), and what an error calls it.
@@ -267,6 +308,27 @@ mod tests {
         assert!(!table.histogram.is_empty());
         assert_eq!(decode::<ComparisonTable>(&encode(&table)).unwrap(), table);
         assert!(decode::<ComparisonTable>("[]").is_err());
+    }
+
+    #[test]
+    fn every_message_with_a_quantity_crosses_the_agents_binary_codec() {
+        // What yew-agent's `Bincode` codec does, without its `JsValue`.
+        let config = bincode::config::standard();
+        for &quantity in Quantity::ALL {
+            for m in [
+                ToWorker::Start {
+                    job: 1,
+                    scenario_json: "{}".into(),
+                    quantity,
+                },
+                ToWorker::Retable { job: 2, quantity },
+            ] {
+                let bytes = bincode::serde::encode_to_vec(&m, config).unwrap();
+                let (back, _): (ToWorker, usize) =
+                    bincode::serde::decode_from_slice(&bytes, config).unwrap();
+                assert_eq!(back, m);
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
 use crate::draft::check::Checked;
 use crate::draft::{Draft, Edit};
-use crate::link::{self, Link};
+use crate::link::Link;
 use crate::protocol::{self, FromWorker};
 use crate::results::ResultsVm;
 use crate::viewmodel::{ProgressVm, TableVm};
@@ -140,6 +140,13 @@ pub struct Page {
     /// The address named the scenario (`?scenario=` or a share link): a reader followed a link
     /// to these numbers, so a small scenario runs at once (`Page::autorun`).
     pub from_link: bool,
+    /// The address's share link, `(request id, payload)`, while the check worker opens it
+    /// (`link::decode` runs there, not in the page's wasm): until it answers, nothing runs.
+    pub opening: Option<(u64, String)>,
+    /// The share link asked of the check worker: `(request id, the scenario it is of)`.
+    pub linking: Option<(u64, Scenario)>,
+    /// The last share link the check worker made: `(its scenario, what follows #s=)`.
+    pub share_link: Option<(Scenario, String)>,
 }
 
 pub enum Action {
@@ -153,10 +160,27 @@ pub enum Action {
         revision: u64,
         checked: Box<Checked>,
     },
-    /// The check of a revision failed (the check worker crashed on it).
+    /// The check of a revision failed (the check worker crashed on it); also a share link's
+    /// request of that id.
     CheckFailed {
         revision: u64,
         message: String,
+    },
+    /// The check worker opened the address's share link (request `job`): its scenario, or why
+    /// it cannot be opened.
+    Opened {
+        job: u64,
+        opened: Result<Box<Scenario>, String>,
+    },
+    /// The share link of `scenario` was asked of the check worker as request `job`.
+    Linking {
+        job: u64,
+        scenario: Box<Scenario>,
+    },
+    /// The check worker's answer to request `job`: what follows `#s=`.
+    Linked {
+        job: u64,
+        payload: String,
     },
     SetRuns(String),
     /// The table is to report this quantity; when the current job has finished runs, the job
@@ -208,6 +232,9 @@ impl Page {
             )),
             link_error: None,
             from_link: false,
+            opening: None,
+            linking: None,
+            share_link: None,
         };
         page.apply(Action::SelectScenario(name));
         if let Some(r) = runs {
@@ -230,43 +257,64 @@ impl Page {
                 page
             }
             Link::Scenario(payload) => {
-                // An unknown preset is the one thing the forms cannot hold (they would fall back
-                // to the default machine); every other problem is shown beside its field.
-                let opened =
-                    link::decode(&payload)
-                        .map_err(|e| e.to_string())
-                        .and_then(|s| match &s.machine {
-                            // Only the name: the page never looks a preset up (see
-                            // `MachineForm::preset`).
-                            MachineRef::Preset(name) => match presets::known(name) {
-                                Ok(()) => Ok(s),
-                                Err(e) => Err(e.to_string()),
-                            },
-                            MachineRef::Custom(_) => Ok(s),
-                        });
+                // The check worker opens it (`Action::Opened`); the default scenario waits.
                 let mut page = Page::new(None, None, None);
-                match opened {
-                    Ok(scenario) => {
-                        page.runs_text = scenario.runs.to_string();
-                        page.seed_text = scenario.seed.to_string();
-                        page.scenario_name = scenario.name.clone();
-                        page.draft = Rc::new(Draft::new(&scenario));
-                        page.loaded = Ok(Rc::new(Loaded { scenario }));
-                        page.from_link = true;
-                    }
-                    Err(e) => {
-                        page.link_error = Some(format!(
-                        "This link could not be opened: {e}. Showing the default scenario instead."
-                    ))
-                    }
-                }
+                page.opening = Some((crate::draft::next_revision(), payload));
                 page
             }
         }
     }
 
+    /// The check worker's answer to the address's share link. An unknown preset is the one
+    /// thing the forms cannot hold (they would fall back to the default machine); every other
+    /// problem is shown beside its field.
+    fn opened(&mut self, opened: Result<Scenario, String>) {
+        let opened = opened.and_then(|s| match &s.machine {
+            // Only the name: the page never looks a preset up (see `MachineForm::preset`).
+            MachineRef::Preset(name) => match presets::known(name) {
+                Ok(()) => Ok(s),
+                Err(e) => Err(e.to_string()),
+            },
+            MachineRef::Custom(_) => Ok(s),
+        });
+        match opened {
+            Ok(scenario) => {
+                self.runs_text = scenario.runs.to_string();
+                self.seed_text = scenario.seed.to_string();
+                self.scenario_name = scenario.name.clone();
+                self.draft = Rc::new(Draft::new(&scenario));
+                self.loaded = Ok(Rc::new(Loaded { scenario }));
+                self.from_link = true;
+            }
+            Err(e) => {
+                self.link_error = Some(format!(
+                    "This link could not be opened: {e}. Showing the default scenario instead."
+                ))
+            }
+        }
+    }
+
+    /// The share link of `scenario`, once the check worker has made it.
+    pub fn share_payload(&self, scenario: &Scenario) -> Option<&str> {
+        match &self.share_link {
+            Some((s, payload)) if s == scenario => Some(payload),
+            _ => None,
+        }
+    }
+
+    /// The scenario whose share link the check worker should make now: the configured one, when
+    /// its link is neither made nor asked for.
+    pub fn share_due(&self) -> Option<Scenario> {
+        let scenario = self.configured().ok()?;
+        let asked = self.linking.as_ref().is_some_and(|(_, s)| *s == scenario);
+        (!asked && self.share_payload(&scenario).is_none()).then_some(scenario)
+    }
+
     /// The scenario the form describes, or why it cannot run.
     pub fn configured(&self) -> Result<Scenario, String> {
+        if self.opening.is_some() {
+            return Err("Opening the link…".into());
+        }
         self.loaded.as_ref().map_err(|e| e.clone())?;
         configure(self.draft.scenario()?, &self.runs_text, &self.seed_text)
     }
@@ -289,6 +337,7 @@ impl Page {
     /// link to a scenario small enough to run without asking (`cost::SMALL_EVENTS`).
     pub fn autorun(&self, embed: bool) -> bool {
         self.job == 0
+            && self.opening.is_none()
             && !self.draft.stale()
             && (embed || (self.from_link && self.cost().is_some_and(|c| c.is_small())))
     }
@@ -334,6 +383,8 @@ impl Page {
                 if self.phase.busy() {
                     return;
                 }
+                // A choice made before the address's link opened wins over it.
+                self.opening = None;
                 self.loaded = Loaded::builtin(&name).map(Rc::new);
                 if let Ok(l) = &self.loaded {
                     self.runs_text = l.scenario.runs.to_string();
@@ -368,6 +419,22 @@ impl Page {
             Action::CheckFailed { revision, message } => {
                 if revision == self.draft.revision() {
                     Rc::make_mut(&mut self.draft).check_failed(revision, &message);
+                }
+                if self.opening.as_ref().is_some_and(|(id, _)| *id == revision) {
+                    self.opening = None;
+                    self.opened(Err(message));
+                }
+            }
+            Action::Opened { job, opened } => {
+                if self.opening.as_ref().is_some_and(|(id, _)| *id == job) {
+                    self.opening = None;
+                    self.opened(opened.map(|s| *s));
+                }
+            }
+            Action::Linking { job, scenario } => self.linking = Some((job, *scenario)),
+            Action::Linked { job, payload } => {
+                if let Some((_, scenario)) = self.linking.take_if(|(id, _)| *id == job) {
+                    self.share_link = Some((scenario, payload));
                 }
             }
             Action::SetRuns(t) => self.runs_text = t,
@@ -467,7 +534,9 @@ impl Page {
             | FromWorker::DecisionPage { .. }
             | FromWorker::FtraceText { .. }
             | FromWorker::TraceFile { .. }
-            | FromWorker::Checked { .. } => {}
+            | FromWorker::Checked { .. }
+            | FromWorker::Linked { .. }
+            | FromWorker::Opened { .. } => {}
         }
     }
 }
@@ -502,6 +571,7 @@ impl yew::Reducible for Page {
 mod tests {
     use super::*;
     use crate::draft::check::check;
+    use crate::link;
     use crate::viewmodel::DomainsVm;
     use schedlab_core::experiment::{Plan, Quantity, RunResult};
     use schedlab_core::table::ComparisonTable;
@@ -511,11 +581,27 @@ mod tests {
         ResultsVm::finished(table, &plan.scenario)
     }
 
-    /// The check worker answers whatever the draft has due.
+    /// The check worker answers whatever the page has due: the address's share link to open,
+    /// the draft's check, the configured scenario's share link.
     fn settle(page: &mut Page) {
+        if let Some((job, payload)) = page.opening.clone() {
+            let opened = link::decode(&payload)
+                .map(Box::new)
+                .map_err(|e| e.to_string());
+            page.apply(Action::Opened { job, opened });
+        }
         if let Some(revision) = page.draft.check_due() {
             let checked = Box::new(check(&page.draft.forms()));
             page.apply(Action::Checked { revision, checked });
+        }
+        if let Some(scenario) = page.share_due() {
+            let job = crate::draft::next_revision();
+            let payload = link::encode(&scenario);
+            page.apply(Action::Linking {
+                job,
+                scenario: Box::new(scenario),
+            });
+            page.apply(Action::Linked { job, payload });
         }
     }
 
@@ -782,13 +868,57 @@ mod tests {
     }
 
     #[test]
+    fn the_check_worker_opens_and_makes_share_links_and_nothing_runs_before() {
+        let mut s = scenarios::builtin("juno-use-all-littles").unwrap();
+        s.seed = 9;
+        let mut page = Page::open(Link::Scenario(link::encode(&s)));
+        let (job, _) = page.opening.clone().unwrap();
+        assert!(page.configured().unwrap_err().contains("Opening"));
+        assert!(!page.autorun(true) && page.share_due().is_none());
+        // An answer to another request is not the link's.
+        page.apply(Action::Opened {
+            job: job + 1_000_000,
+            opened: Err("other".into()),
+        });
+        assert!(page.opening.is_some() && page.link_error.is_none());
+        settle(&mut page);
+        assert!(page.opening.is_none() && page.from_link);
+        assert_eq!(page.configured().unwrap(), s);
+        // The configured scenario's link was made, and follows the seed typed.
+        assert_eq!(page.share_payload(&s), Some(link::encode(&s).as_str()));
+        assert_eq!(page.share_due(), None);
+        act(&mut page, Action::SetSeed("10".into()));
+        let now = page.configured().unwrap();
+        assert_eq!(page.share_payload(&s), None);
+        assert_eq!(link::decode(page.share_payload(&now).unwrap()), Ok(now));
+        // A late answer for a link asked earlier is dropped.
+        page.apply(Action::Linked {
+            job: 0,
+            payload: "1.x".into(),
+        });
+        assert!(page.share_payload(&page.configured().unwrap()).is_some());
+        // The check worker crashed on the link: the default scenario, and why.
+        let mut page = Page::open(Link::Scenario(link::encode(&s)));
+        let (job, _) = page.opening.clone().unwrap();
+        page.apply(Action::CheckFailed {
+            revision: job,
+            message: "boom".into(),
+        });
+        assert!(page.link_error.as_deref().unwrap().contains("boom"));
+        settle(&mut page);
+        assert_eq!(page.scenario_name, first_builtin());
+        assert!(page.configured().is_ok());
+    }
+
+    #[test]
     fn a_broken_link_falls_back_to_the_default_and_says_why() {
         let mut page = Page::open(Link::Scenario("1.not-a-scenario".into()));
         settle(&mut page);
         assert!(page.link_error.as_deref().unwrap().contains("damaged"));
         assert_eq!(page.scenario_name, first_builtin());
         assert!(page.configured().is_ok());
-        let page = Page::open(Link::Scenario("9.AAAA".into()));
+        let mut page = Page::open(Link::Scenario("9.AAAA".into()));
+        settle(&mut page);
         assert!(page.link_error.as_deref().unwrap().contains("format 9"));
         // Old links keep working, and an unmodified built-in is recognised as such.
         let mut page = Page::open(Link::Builtin {

@@ -3,6 +3,8 @@
 //! Share puts the whole scenario in the address (`#s=`, see [`crate::link`]), copies the link to
 //! the clipboard when the browser allows it, and always shows it in a read-only field, selected,
 //! so it can be copied by hand where the clipboard is refused (no secure context, no permission).
+//! The link's payload is made by the check worker as the scenario changes (`Page::share_payload`),
+//! so a click shares at once and the page's wasm carries no DEFLATE.
 
 use schedlab_core::experiment::Scenario;
 use wasm_bindgen::JsValue;
@@ -10,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::link::{self, Link, FRAGMENT_KEY};
+use crate::link::{Link, FRAGMENT_KEY};
 use crate::view_params::ViewParams;
 
 /// The view the address asks for (`?run=`, `?report=`).
@@ -70,9 +72,10 @@ pub fn current_link() -> Link {
     Link::parse(&hash, get("scenario"), get("runs"), get("seed"))
 }
 
-/// The full share URL of a scenario: this page's address with the scenario as its fragment, and
-/// the view (picked run, report) as the query.
-pub fn share_url(scenario: &Scenario, view: &ViewParams) -> String {
+/// The full share URL of a scenario: this page's address with the scenario's link `payload`
+/// (`link::encode`, made by the check worker) as its fragment, and the view (picked run, report)
+/// as the query.
+pub fn share_url(payload: &str, view: &ViewParams) -> String {
     let base = web_sys::window()
         .and_then(|w| {
             let l = w.location();
@@ -90,12 +93,18 @@ pub fn share_url(scenario: &Scenario, view: &ViewParams) -> String {
     } else {
         format!("?{query}")
     };
-    format!("{base}{query}#{FRAGMENT_KEY}={}", link::encode(scenario))
+    format!("{base}{query}#{FRAGMENT_KEY}={payload}")
 }
 
 /// Puts the scenario in the address bar (without a new history entry): the short old-style query
-/// when it is a built-in as shipped (`builtin`), else the whole scenario as a share fragment.
-pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>, view: &ViewParams) {
+/// when it is a built-in as shipped (`builtin`), else the whole scenario as a share fragment
+/// (`payload`, its share link; without it the address is left as it is).
+pub fn remember_in_url(
+    scenario: &Scenario,
+    builtin: Option<&str>,
+    payload: Option<&str>,
+    view: &ViewParams,
+) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -115,7 +124,10 @@ pub fn remember_in_url(scenario: &Scenario, builtin: Option<&str>, view: &ViewPa
             let path = window.location().pathname().unwrap_or_default();
             format!("{path}?{}", String::from(params.to_string()))
         }
-        None => share_url(scenario, view),
+        None => match payload {
+            Some(payload) => share_url(payload, view),
+            None => return,
+        },
     };
     let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
 }
@@ -177,6 +189,8 @@ pub(crate) async fn copy(text: &str) -> bool {
 pub struct ShareProps {
     /// The scenario to share (with the form's runs and seed), or `None` while it cannot run.
     pub scenario: Option<Scenario>,
+    /// Its share link's payload, once the check worker has made it.
+    pub payload: Option<String>,
     /// The run looked at closely and the report: the link opens them too.
     pub view: ViewParams,
 }
@@ -195,6 +209,7 @@ pub fn Share(props: &ShareProps) -> Html {
     let onclick = {
         let shared = shared.clone();
         let scenario = props.scenario.clone();
+        let payload = props.payload.clone();
         // A picked run the scenario does not have (it was edited since) is left out.
         let view = ViewParams {
             pick: props
@@ -204,9 +219,11 @@ pub fn Share(props: &ShareProps) -> Html {
             ..props.view
         };
         Callback::from(move |_: MouseEvent| {
-            let Some(scenario) = &scenario else { return };
-            let url = share_url(scenario, &view);
-            remember_in_url(scenario, None, &view);
+            let (Some(scenario), Some(payload)) = (&scenario, &payload) else {
+                return;
+            };
+            let url = share_url(payload, &view);
+            remember_in_url(scenario, None, Some(payload), &view);
             let shared = shared.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let state = if copy(&url).await {
@@ -241,7 +258,7 @@ pub fn Share(props: &ShareProps) -> Html {
     html! {
         <div class="share" id="share-box">
             <button type="button" class="secondary" id="share" onclick={onclick}
-                disabled={props.scenario.is_none()}
+                disabled={props.scenario.is_none() || props.payload.is_none()}
                 title="Put the whole scenario in the address and copy the link">{"Share link"}</button>
             if let Some(url) = url {
                 <div class="field share-field">

@@ -117,10 +117,12 @@ pub struct Draft {
 }
 
 /// Revisions are drawn from one counter for the whole page (the wasm has one thread; the
-/// native tests have several, hence the atomic).
+/// native tests have several, hence the atomic). The page's other requests to the check worker
+/// (a share link to make or to open) take their ids from it too, so no answer on that bridge is
+/// ever taken for another request.
 static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
 
-fn next_revision() -> u64 {
+pub(crate) fn next_revision() -> u64 {
     NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
 }
 
