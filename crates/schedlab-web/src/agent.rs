@@ -123,11 +123,9 @@ pub async fn SimWorker(mut scope: Scope) {
                     Err(message) => FromWorker::Failed { job, message },
                 })
             }
-            ToWorker::OpenLink { job, payload } => Some(FromWorker::Opened {
+            ToWorker::OpenLink { job, opening } => Some(FromWorker::Opened {
                 job,
-                opened: link::decode(&payload)
-                    .map(|s| protocol::encode_scenario(&s))
-                    .map_err(|e| e.to_string()),
+                opened: link::open(&opening).map(|s| protocol::encode_scenario(&s)),
             }),
             ToWorker::Ftrace { job } => Some(match &kept {
                 Some(t) => FromWorker::FtraceText {

@@ -158,10 +158,10 @@ fn Main() -> Html {
         // The address's share link is opened by the check worker (`link::decode`).
         let check_bridge = check_bridge.clone();
         use_effect_with(page.opening.clone(), move |opening| {
-            if let Some((job, payload)) = opening {
+            if let Some((job, opening)) = opening {
                 check_bridge.send(ToWorker::OpenLink {
                     job: *job,
-                    payload: payload.clone(),
+                    opening: opening.clone(),
                 });
             }
         });

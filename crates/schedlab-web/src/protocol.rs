@@ -77,7 +77,10 @@ pub enum ToWorker {
     Link { job: u64, scenario_json: String },
     /// Open a share link's payload (`link::decode`: answered with `Opened`): inflating it is
     /// the check worker's, like making it.
-    OpenLink { job: u64, payload: String },
+    OpenLink {
+        job: u64,
+        opening: crate::link::Opening,
+    },
     /// Panic inside the worker on purpose: the end-to-end tests check that a crashed worker
     /// leaves the page usable (`window.schedlabCrashWorker()`).
     Crash { job: u64 },

@@ -14,7 +14,7 @@ use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
 use crate::draft::check::Checked;
 use crate::draft::{Draft, Edit};
-use crate::link::Link;
+use crate::link::{Link, Opening};
 use crate::protocol::{self, FromWorker};
 use crate::results::ResultsVm;
 use crate::viewmodel::{ProgressVm, TableVm};
@@ -142,7 +142,7 @@ pub struct Page {
     pub from_link: bool,
     /// The address's share link, `(request id, payload)`, while the check worker opens it
     /// (`link::decode` runs there, not in the page's wasm): until it answers, nothing runs.
-    pub opening: Option<(u64, String)>,
+    pub opening: Option<(u64, Opening)>,
     /// The share link asked of the check worker: `(request id, the scenario it is of)`.
     pub linking: Option<(u64, Scenario)>,
     /// The last share link the check worker made: `(its scenario, what follows #s=)`.
@@ -251,6 +251,19 @@ impl Page {
     /// loaded and says why in `link_error`.
     pub fn open(link: Link) -> Page {
         match link {
+            // A name the page's list lacks (LISA's `lisa-*`): the check worker builds it.
+            Link::Builtin {
+                name: Some(name),
+                runs,
+                seed,
+            } if scenarios::builtin(&name).is_err() => {
+                let mut page = Page::new(None, None, None);
+                page.opening = Some((
+                    crate::draft::next_revision(),
+                    Opening::Named { name, runs, seed },
+                ));
+                page
+            }
             Link::Builtin { name, runs, seed } => {
                 let mut page = Page::new(name.as_deref(), runs.as_deref(), seed.as_deref());
                 page.from_link = name.is_some() && page.loaded.is_ok();
@@ -259,7 +272,7 @@ impl Page {
             Link::Scenario(payload) => {
                 // The check worker opens it (`Action::Opened`); the default scenario waits.
                 let mut page = Page::new(None, None, None);
-                page.opening = Some((crate::draft::next_revision(), payload));
+                page.opening = Some((crate::draft::next_revision(), Opening::Share(payload)));
                 page
             }
         }
@@ -427,8 +440,18 @@ impl Page {
             }
             Action::Opened { job, opened } => {
                 if self.opening.as_ref().is_some_and(|(id, _)| *id == job) {
-                    self.opening = None;
+                    let opening = self.opening.take().map(|(_, o)| o);
+                    let ok = opened.is_ok();
                     self.opened(opened.map(|s| *s));
+                    // An old-style link's runs and seed apply to the scenario it names.
+                    if let (true, Some(Opening::Named { runs, seed, .. })) = (ok, opening) {
+                        if let Some(r) = runs {
+                            self.runs_text = r;
+                        }
+                        if let Some(s) = seed {
+                            self.seed_text = s;
+                        }
+                    }
                 }
             }
             Action::Linking { job, scenario } => self.linking = Some((job, *scenario)),
@@ -584,10 +607,8 @@ mod tests {
     /// The check worker answers whatever the page has due: the address's share link to open,
     /// the draft's check, the configured scenario's share link.
     fn settle(page: &mut Page) {
-        if let Some((job, payload)) = page.opening.clone() {
-            let opened = link::decode(&payload)
-                .map(Box::new)
-                .map_err(|e| e.to_string());
+        if let Some((job, opening)) = page.opening.clone() {
+            let opened = link::open(&opening).map(Box::new);
             page.apply(Action::Opened { job, opened });
         }
         if let Some(revision) = page.draft.check_due() {
@@ -908,6 +929,35 @@ mod tests {
         settle(&mut page);
         assert_eq!(page.scenario_name, first_builtin());
         assert!(page.configured().is_ok());
+    }
+
+    /// `?scenario=lisa-...` names a scenario the page's list lacks: the check worker builds it
+    /// (`check::scenario`), the link's runs and seed apply, and a name nobody knows says so.
+    #[test]
+    fn a_lisa_scenario_link_is_opened_by_the_worker_with_its_runs_and_seed() {
+        let name = schedlab_core::check::scenario_names()[0].clone();
+        let mut page = Page::open(Link::Builtin {
+            name: Some(name.clone()),
+            runs: Some("3".into()),
+            seed: Some("7".into()),
+        });
+        assert!(page.configured().unwrap_err().contains("Opening"));
+        settle(&mut page);
+        assert!(page.opening.is_none() && page.from_link && page.link_error.is_none());
+        let s = page.configured().unwrap();
+        assert_eq!((s.name.as_str(), s.runs, s.seed), (name.as_str(), 3, 7));
+        let mut page = Page::open(Link::Builtin {
+            name: Some("no-such-scenario".into()),
+            runs: None,
+            seed: None,
+        });
+        settle(&mut page);
+        assert!(page
+            .link_error
+            .as_deref()
+            .unwrap()
+            .contains("no-such-scenario"));
+        assert_eq!(page.scenario_name, first_builtin());
     }
 
     #[test]
