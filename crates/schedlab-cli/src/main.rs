@@ -350,6 +350,16 @@ fn run(cmd: Command) -> Result<String, Failure> {
                 Some(s) => vec![s?],
                 None => scenarios::expand(&scenario)?,
             };
+            if members.len() > 1 && opts.shard.is_some() {
+                // One records file is one scenario's: `merge` takes the parts of one.
+                let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+                return Err(Error::Scenario(format!(
+                    "'{scenario}' is a suite: shard each member on its own (schedlab show MEMBER > m.json; \
+                     schedlab run m.json --shard I/N --format jsonl); its members: {}",
+                    names.join(", ")
+                ))
+                .into());
+            }
             let mut out = Vec::new();
             for s in members {
                 let extra = scenarios::cover_letter_reports(&s.name);
@@ -360,7 +370,8 @@ fn run(cmd: Command) -> Result<String, Failure> {
             }
             Ok(match opts.format {
                 Format::Json => format!("[\n{}]\n", out.join(",\n")),
-                // Each member's records file, header first, one after the other.
+                // Each member's records file, header first, one after the other (the raw data;
+                // `merge` takes one scenario's parts, so a suite does not shard).
                 Format::Jsonl => out.concat(),
                 _ => out.join("\n"),
             })

@@ -464,6 +464,21 @@ fn shards_merge_to_the_unsharded_output() {
     let (code, _, err) = schedlab(&["run", file, "--shard", "0/2"]);
     assert_eq!(code, 1);
     assert!(err.contains("--format jsonl"), "{err}");
+    // A suite's members are several scenarios: each shards on its own.
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "cascadelake-freq-invariance",
+        "--shard",
+        "0/2",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(
+        (code, out.as_str(), err.lines().count()),
+        (1, "", 1),
+        "{err}"
+    );
+    assert!(err.contains("cascadelake-fi-tbench"), "{err}");
 }
 
 #[test]
