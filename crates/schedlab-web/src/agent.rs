@@ -125,7 +125,7 @@ pub async fn SimWorker(mut scope: Scope) {
             }
             ToWorker::OpenLink { job, opening } => Some(FromWorker::Opened {
                 job,
-                opened: link::open(&opening).map(|s| protocol::encode_scenario(&s)),
+                opened: opening.open().map(|s| protocol::encode_scenario(&s)),
             }),
             ToWorker::Ftrace { job } => Some(match &kept {
                 Some(t) => FromWorker::FtraceText {

@@ -105,31 +105,6 @@ pub fn decode(payload: &str) -> Result<Scenario, LinkError> {
     Scenario::from_json(&text).map_err(|e| LinkError::Scenario(e.to_string()))
 }
 
-/// What the check worker opens for the page's address: a share link's payload (`#s=`), or a
-/// scenario name the page's own list does not hold, such as LISA's generated `lisa-*` scenarios
-/// (`schedlab_core::check` builds them, which the page's wasm does not link), with the runs and
-/// seed of the link.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Opening {
-    Share(String),
-    Named {
-        name: String,
-        runs: Option<String>,
-        seed: Option<String>,
-    },
-}
-
-/// The check worker's side of an [`Opening`]: the scenario, or why not (one line).
-pub fn open(opening: &Opening) -> Result<Scenario, String> {
-    match opening {
-        Opening::Share(payload) => decode(payload).map_err(|e| e.to_string()),
-        Opening::Named { name, .. } => match schedlab_core::check::scenario(name) {
-            Some(s) => s.map_err(|e| e.to_string()),
-            None => schedlab_core::scenarios::builtin(name).map_err(|e| e.to_string()),
-        },
-    }
-}
-
 /// What the page's address asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Link {

@@ -77,10 +77,7 @@ pub enum ToWorker {
     Link { job: u64, scenario_json: String },
     /// Open a share link's payload (`link::decode`: answered with `Opened`): inflating it is
     /// the check worker's, like making it.
-    OpenLink {
-        job: u64,
-        opening: crate::link::Opening,
-    },
+    OpenLink { job: u64, opening: Opening },
     /// Panic inside the worker on purpose: the end-to-end tests check that a crashed worker
     /// leaves the page usable (`window.schedlabCrashWorker()`).
     Crash { job: u64 },
@@ -248,6 +245,33 @@ pub fn encode<T: Wire>(value: &T) -> String {
 pub fn decode<T: Wire>(json: &str) -> Result<T, String> {
     serde_json::from_str(json)
         .map_err(|e| format!("bad {} JSON across the worker boundary: {e}", T::WHAT))
+}
+
+/// What the check worker opens for the page's address: a share link's payload (`#s=`), or a
+/// scenario name the page's own list does not hold, such as LISA's generated `lisa-*` scenarios
+/// (`schedlab_core::check` builds them, which the page's wasm does not link), with the runs and
+/// seed of the link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Opening {
+    Share(String),
+    Named {
+        name: String,
+        runs: Option<String>,
+        seed: Option<String>,
+    },
+}
+
+impl Opening {
+    /// The check worker's side: the scenario, or why not (one line).
+    pub fn open(&self) -> Result<Scenario, String> {
+        match self {
+            Opening::Share(payload) => crate::link::decode(payload).map_err(|e| e.to_string()),
+            Opening::Named { name, .. } => match schedlab_core::check::scenario(name) {
+                Some(s) => s.map_err(|e| e.to_string()),
+                None => schedlab_core::scenarios::builtin(name).map_err(|e| e.to_string()),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

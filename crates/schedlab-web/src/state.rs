@@ -14,7 +14,8 @@ use crate::components::bench::BenchState;
 use crate::components::controls::ScenarioChoice;
 use crate::draft::check::Checked;
 use crate::draft::{Draft, Edit};
-use crate::link::{Link, Opening};
+use crate::link::Link;
+use crate::protocol::Opening;
 use crate::protocol::{self, FromWorker};
 use crate::results::ResultsVm;
 use crate::viewmodel::{ProgressVm, TableVm};
@@ -608,7 +609,7 @@ mod tests {
     /// the draft's check, the configured scenario's share link.
     fn settle(page: &mut Page) {
         if let Some((job, opening)) = page.opening.clone() {
-            let opened = link::open(&opening).map(Box::new);
+            let opened = opening.open().map(Box::new);
             page.apply(Action::Opened { job, opened });
         }
         if let Some(revision) = page.draft.check_due() {
