@@ -8,6 +8,7 @@
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
 //! cargo xtask python                 only the Python package's checks (virtualenv, build, pytest; see python.rs)
 //! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
+//! cargo xtask golden                 rewrite the built-ins' golden outputs with the release CLI
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
 //! ```
@@ -60,6 +61,7 @@ fn main() -> ExitCode {
         Some("e2e") => ctx.e2e_only(),
         Some("python") => ctx.python_tests(),
         Some("bench") => ctx.bench(),
+        Some("golden") => ctx.golden(),
         Some("fuzz") => ctx.fuzz(&args[1..]),
         Some("lisa") => ctx.lisa_check(),
         Some("help" | "--help" | "-h") | None => {
@@ -84,7 +86,7 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|fuzz|lisa>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|golden|fuzz|lisa>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
@@ -97,6 +99,8 @@ const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|di
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
   python only the Python package's checks (needs target/debug/schedlab: cargo build -p schedlab-cli)
   bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
+  golden rewrite crates/schedlab-cli/tests/golden/ with the release CLI's outputs (a result moved:
+         say in the commit what and why; `cargo test -p schedlab-cli --test golden` compares)
   fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)
   lisa   LISA's TxtTraceParser reads `schedlab trace --format trace-cmd` (venv under target/)";
 
@@ -313,6 +317,33 @@ impl Ctx {
         node.env("SCHEDLAB_DIST", self.root.join("dist"))
             .env("SCHEDLAB_SCENARIO", BENCH_SCENARIO);
         self.step("wasm benchmark: the same sweep in headless Chromium", node)
+    }
+
+    /// The golden outputs (crates/schedlab-cli/tests/golden.rs) written by the release CLI: the
+    /// test's own command list, run with `SCHEDLAB_GOLDEN_WRITE=1` against target/release/schedlab.
+    fn golden(&self) -> Result {
+        self.step(
+            "cargo build --release -p schedlab-cli",
+            cmd("cargo", &["build", "--release", "-p", "schedlab-cli"]),
+        )?;
+        let mut write = cmd(
+            "cargo",
+            &[
+                "test",
+                "-p",
+                "schedlab-cli",
+                "--test",
+                "golden",
+                "--",
+                "--exact",
+                "every_built_in_gives_its_golden_output",
+            ],
+        );
+        write.env("SCHEDLAB_GOLDEN_WRITE", "1").env(
+            "SCHEDLAB_GOLDEN_BIN",
+            self.target_dir.join("release/schedlab"),
+        );
+        self.step("golden outputs from the release CLI", write)
     }
 
     // ---- steps ---------------------------------------------------------------------------------
