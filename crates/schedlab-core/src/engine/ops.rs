@@ -14,11 +14,14 @@ use crate::workload::Op;
 /// the same on every core and frequency.
 pub const SCHED_YIELD_NS: u64 = 1_000;
 
-impl Engine<'_> {
+impl<'a> Engine<'a> {
     /// Executes `t`'s program (running on `cpu`) from its pc until a `Run` gives it work or it
     /// blocks or exits.
     pub(super) fn step(&mut self, cpu: usize, t: TaskId) {
         let prog = self.w.tasks[t].program;
+        // The instance outlives the engine: its ops are read without re-indexing per op.
+        let inst: &'a crate::workload::Instance = self.inst;
+        let ops = &inst.programs[prog].ops[..];
         let mut budget = MAX_OPS_WITHOUT_WORK;
         loop {
             budget -= 1;
@@ -30,7 +33,7 @@ impl Engine<'_> {
                 return;
             }
             let pc = self.w.tasks[t].pc;
-            let Some(op) = self.inst.programs[prog].ops.get(pc) else {
+            let Some(op) = ops.get(pc) else {
                 self.exit(cpu, t);
                 return;
             };
