@@ -52,7 +52,8 @@ impl CpuMask {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+        // One OR over the words (vectorised), not a test and branch per word.
+        self.0.iter().fold(0, |acc, &w| acc | w) == 0
     }
 
     pub fn and(&self, other: &CpuMask) -> CpuMask {
@@ -113,10 +114,11 @@ impl CpuMask {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> CpuMaskIter {
-        CpuMaskIter {
-            mask: *self,
-            word: 0,
+        let mut live = 0u32;
+        for (i, &w) in self.0.iter().enumerate() {
+            live |= u32::from(w != 0) << i;
         }
+        CpuMaskIter { mask: *self, live }
     }
 
     /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
@@ -127,24 +129,29 @@ impl CpuMask {
     }
 }
 
+/// The CPUs of a mask in increasing order. `live` has bit `w` set while word `w` still has CPUs
+/// to visit, so a step costs the same whatever the number of empty words (a small machine's
+/// masks use one word of [`MAX_CPUS`]' eight).
 pub struct CpuMaskIter {
     mask: CpuMask,
-    word: usize,
+    live: u32,
 }
 
 impl Iterator for CpuMaskIter {
     type Item = usize;
+    #[inline]
     fn next(&mut self) -> Option<usize> {
-        while self.word < WORDS {
-            let w = self.mask.0[self.word];
-            if w != 0 {
-                let bit = w.trailing_zeros() as usize;
-                self.mask.0[self.word] &= w - 1;
-                return Some(self.word * 64 + bit);
-            }
-            self.word += 1;
+        if self.live == 0 {
+            return None;
         }
-        None
+        let word = self.live.trailing_zeros() as usize % WORDS;
+        let w = self.mask.0[word];
+        let rest = w & w.wrapping_sub(1);
+        self.mask.0[word] = rest;
+        if rest == 0 {
+            self.live &= self.live - 1;
+        }
+        Some(word * 64 + w.trailing_zeros() as usize)
     }
 }
 

@@ -34,6 +34,7 @@ mod history;
 #[cfg(test)]
 mod latency_tests;
 mod ops;
+mod queue;
 #[cfg(test)]
 mod tests;
 mod tracepoints;
@@ -187,7 +188,7 @@ pub struct Engine<'a> {
     gate_open: Vec<bool>,
     gate_waiters: Vec<Vec<TaskId>>,
     waiting_children: Vec<bool>,
-    heap: BinaryHeap<Reverse<Ev>>,
+    heap: queue::EventQueue,
     seq: u64,
     rng: Rng,
     start: Option<Nanos>,
@@ -253,7 +254,7 @@ impl<'a> Engine<'a> {
             gate_open: vec![false; inst.gates],
             gate_waiters: vec![Vec::new(); inst.gates],
             waiting_children: Vec::new(),
-            heap: BinaryHeap::with_capacity(4 * n + 64),
+            heap: queue::EventQueue::with_capacity(4 * n + 64),
             seq: 0,
             rng: Rng::new(seed),
             start: None,
@@ -306,11 +307,11 @@ impl<'a> Engine<'a> {
 
     fn push(&mut self, t: Nanos, kind: EvKind) {
         self.seq += 1;
-        self.heap.push(Reverse(Ev {
+        self.heap.push(Ev {
             t,
             seq: self.seq,
             kind,
-        }));
+        });
     }
 
     fn fail(&mut self, e: Error) {
@@ -384,7 +385,7 @@ impl<'a> Engine<'a> {
         let max_ns = self.limits.max_sim_seconds.saturating_mul(NSEC_PER_SEC);
         let mut events = 0u64;
         while self.live_tasks > 0 && self.error.is_none() {
-            let Some(Reverse(ev)) = self.heap.pop() else {
+            let Some(ev) = self.heap.pop() else {
                 // Everyone is blocked: a run with a duration simply ends then (rt-app does), if
                 // the duration is within the limit.
                 if let Some(stop) = self.inst.stop_at {
