@@ -114,11 +114,14 @@ impl CpuMask {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> CpuMaskIter {
-        let mut live = 0u32;
-        for (i, &w) in self.0.iter().enumerate() {
-            live |= u32::from(w != 0) << i;
+        CpuMaskIter {
+            mask: *self,
+            word: 0,
+            bits: self.0[0],
+            // One OR over the upper words: on a machine of at most 64 CPUs the iteration ends
+            // with the first word instead of testing seven empty ones.
+            more: self.0[1..].iter().fold(0, |acc, &w| acc | w) != 0,
         }
-        CpuMaskIter { mask: *self, live }
     }
 
     /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
@@ -129,29 +132,31 @@ impl CpuMask {
     }
 }
 
-/// The CPUs of a mask in increasing order. `live` has bit `w` set while word `w` still has CPUs
-/// to visit, so a step costs the same whatever the number of empty words (a small machine's
-/// masks use one word of [`MAX_CPUS`]' eight).
+/// The CPUs of a mask in increasing order: the bits left of word `word`, then the words after it
+/// while `more` says some of them have CPUs.
 pub struct CpuMaskIter {
     mask: CpuMask,
-    live: u32,
+    word: usize,
+    bits: u64,
+    more: bool,
 }
 
 impl Iterator for CpuMaskIter {
     type Item = usize;
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        if self.live == 0 {
-            return None;
+        loop {
+            if self.bits != 0 {
+                let bit = self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                return Some(self.word * 64 + bit);
+            }
+            if !self.more || self.word + 1 >= WORDS {
+                return None;
+            }
+            self.word += 1;
+            self.bits = self.mask.0[self.word];
         }
-        let word = self.live.trailing_zeros() as usize % WORDS;
-        let w = self.mask.0[word];
-        let rest = w & w.wrapping_sub(1);
-        self.mask.0[word] = rest;
-        if rest == 0 {
-            self.live &= self.live - 1;
-        }
-        Some(word * 64 + w.trailing_zeros() as usize)
     }
 }
 
