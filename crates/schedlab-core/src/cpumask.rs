@@ -256,4 +256,27 @@ mod tests {
         assert_eq!(m.iter().collect::<Vec<_>>(), vec![63, 64, 200]);
         assert!(CpuMask::try_from(vec![MAX_CPUS]).is_err());
     }
+
+    /// The iterator visits exactly the set CPUs in increasing order, whichever words they are in
+    /// (an empty first word, only the last word, every word, none).
+    #[test]
+    fn iteration_visits_every_set_cpu_in_order() {
+        let cases: Vec<Vec<usize>> = vec![
+            vec![],
+            vec![0],
+            vec![63],
+            vec![64, 65],
+            vec![MAX_CPUS - 1],
+            vec![1, 511],
+            (0..MAX_CPUS).step_by(37).collect(),
+            (0..MAX_CPUS).collect(),
+        ];
+        for cpus in cases {
+            let m = CpuMask::try_from(cpus.clone()).unwrap();
+            let by_test: Vec<usize> = (0..MAX_CPUS).filter(|&c| m.test(c)).collect();
+            assert_eq!(by_test, cpus);
+            assert_eq!(m.iter().collect::<Vec<_>>(), cpus);
+            assert_eq!(m.is_empty(), cpus.is_empty());
+        }
+    }
 }
