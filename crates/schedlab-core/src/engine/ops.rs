@@ -14,11 +14,21 @@ use crate::workload::Op;
 /// the same on every core and frequency.
 pub const SCHED_YIELD_NS: u64 = 1_000;
 
-impl Engine<'_> {
+impl<'a> Engine<'a> {
     /// Executes `t`'s program (running on `cpu`) from its pc until a `Run` gives it work or it
     /// blocks or exits.
     pub(super) fn step(&mut self, cpu: usize, t: TaskId) {
+        // The program counter lives in a local while the ops run (nothing else reads it).
+        let mut pc = self.w.tasks[t].pc;
+        self.run_ops(cpu, t, &mut pc);
+        self.w.tasks[t].pc = pc;
+    }
+
+    fn run_ops(&mut self, cpu: usize, t: TaskId, pc: &mut usize) {
         let prog = self.w.tasks[t].program;
+        // The instance outlives the engine: its ops are read without re-indexing per op.
+        let inst: &'a crate::workload::Instance = self.inst;
+        let ops = &inst.programs[prog].ops[..];
         let mut budget = MAX_OPS_WITHOUT_WORK;
         loop {
             budget -= 1;
@@ -29,8 +39,7 @@ impl Engine<'_> {
                 )));
                 return;
             }
-            let pc = self.w.tasks[t].pc;
-            let Some(op) = self.inst.programs[prog].ops.get(pc) else {
+            let Some(op) = ops.get(*pc) else {
                 self.exit(cpu, t);
                 return;
             };
@@ -40,7 +49,7 @@ impl Engine<'_> {
                 Op::Run { .. } | Op::RunFor(_) if self.in_run[t] => {
                     self.in_run[t] = false;
                     self.fixed_rate[t] = false;
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::Run { work, jitter_ppm } => {
                     let w = self.jitter(work, jitter_ppm);
@@ -58,10 +67,10 @@ impl Engine<'_> {
                     let c = &mut self.loop_counts[t][slot];
                     *c += 1;
                     if times == 0 || *c < times {
-                        self.w.tasks[t].pc = to;
+                        *pc = to;
                     } else {
                         *c = 0;
-                        self.w.tasks[t].pc += 1;
+                        *pc += 1;
                     }
                 }
                 Op::Timer {
@@ -75,7 +84,7 @@ impl Engine<'_> {
                         .unwrap_or(self.t_first[t])
                         .saturating_add(period);
                     self.timer_next[timer] = Some(next);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.trace_rtapp_slack(t, next);
                     if now < next {
                         self.block(cpu, t, TaskState::Sleeping);
@@ -87,7 +96,7 @@ impl Engine<'_> {
                     }
                 }
                 Op::Barrier { id, parties } => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     if self.barrier_waiters[id].len() + 1 < parties as usize {
                         self.block(cpu, t, TaskState::Blocked);
                         self.barrier_waiters[id].push(t);
@@ -103,7 +112,7 @@ impl Engine<'_> {
                 Op::Lock(m) => match self.mutex_owner[m] {
                     None => {
                         self.mutex_owner[m] = Some(t);
-                        self.w.tasks[t].pc += 1;
+                        *pc += 1;
                     }
                     Some(owner) if owner == t => {
                         let name = self.inst.programs[prog].name.clone();
@@ -119,24 +128,24 @@ impl Engine<'_> {
                     }
                 },
                 Op::Unlock(m) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.unlock(m, t, cpu);
                 }
                 Op::CondWait { cond, mutex } => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.unlock(mutex, t, cpu);
                     self.block(cpu, t, TaskState::Blocked);
                     self.cond_waiters[cond].push_back(t);
                     return;
                 }
                 Op::CondSignal(c) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     if let Some(wt) = self.cond_waiters[c].pop_front() {
                         self.try_to_wake_up(wt, Some((t, cpu)), false);
                     }
                 }
                 Op::CondBroadcast(c) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     while let Some(wt) = self.cond_waiters[c].pop_front() {
                         self.try_to_wake_up(wt, Some((t, cpu)), false);
                     }
@@ -144,7 +153,7 @@ impl Engine<'_> {
                 Op::Suspend(e) => {
                     if self.event_pending[e] > 0 {
                         self.event_pending[e] -= 1;
-                        self.w.tasks[t].pc += 1;
+                        *pc += 1;
                     } else {
                         self.block(cpu, t, TaskState::Blocked);
                         self.event_waiters[e].push_back(t);
@@ -152,7 +161,7 @@ impl Engine<'_> {
                     }
                 }
                 Op::Resume(e) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.event_pending[e] += 1;
                     if let Some(wt) = self.event_waiters[e].pop_front() {
                         self.try_to_wake_up(wt, Some((t, cpu)), false);
@@ -166,7 +175,7 @@ impl Engine<'_> {
                 Op::Yield if self.in_run[t] => {
                     self.in_run[t] = false;
                     self.fixed_rate[t] = false;
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.w.yield_task(cpu);
                     return;
                 }
@@ -184,7 +193,7 @@ impl Engine<'_> {
                         return;
                     }
                     ch.buffered += bytes;
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     if let Some(r) = self.channels[chan].readers.pop_front() {
                         self.try_to_wake_up(r, Some((t, cpu)), true);
                     }
@@ -197,18 +206,18 @@ impl Engine<'_> {
                         return;
                     }
                     ch.buffered -= bytes;
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     if let Some(wr) = self.channels[chan].writers.pop_front() {
                         self.try_to_wake_up(wr, Some((t, cpu)), true);
                     }
                 }
                 Op::ResetCount => {
                     self.counted = 0;
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::Count(n) => {
                     self.counted = self.counted.saturating_add(n);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::TakeEvent { pool, exhausted } => {
                     let past_deadline = match (self.inst.deadline_after_start, self.start) {
@@ -218,14 +227,14 @@ impl Engine<'_> {
                     if self.pools[pool] > 0 && !past_deadline {
                         self.pools[pool] -= 1;
                         self.events_taken += 1;
-                        self.w.tasks[t].pc += 1;
+                        *pc += 1;
                     } else {
-                        self.w.tasks[t].pc = exhausted;
+                        *pc = exhausted;
                     }
                 }
-                Op::Jump(to) => self.w.tasks[t].pc = to,
+                Op::Jump(to) => *pc = to,
                 Op::Delay(delay) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.t_first[t] = delay;
                     if self.w.now < delay {
                         self.block(cpu, t, TaskState::Sleeping);
@@ -234,7 +243,7 @@ impl Engine<'_> {
                     }
                 }
                 Op::IoSleep(ns) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.w.tasks[t].in_iowait = true;
                     // io_schedule_prepare(): the rq counts its I/O waiters.
                     self.w.tasks[t].iowait_cpu = cpu;
@@ -244,13 +253,13 @@ impl Engine<'_> {
                     return;
                 }
                 Op::Sleep(ns) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.block(cpu, t, TaskState::Sleeping);
                     self.arm_timer(t, cpu, self.w.now + ns.max(1));
                     return;
                 }
                 Op::WaitGate(g) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     if !self.gate_open[g] {
                         self.block(cpu, t, TaskState::Blocked);
                         self.gate_waiters[g].push(t);
@@ -258,7 +267,7 @@ impl Engine<'_> {
                     }
                 }
                 Op::OpenGate(g) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.gate_open[g] = true;
                     let waiters = std::mem::take(&mut self.gate_waiters[g]);
                     for wt in waiters {
@@ -266,21 +275,21 @@ impl Engine<'_> {
                     }
                 }
                 Op::Fork(program) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     self.wake_up_new_task(t, cpu, program);
                     if self.error.is_some() {
                         return;
                     }
                 }
                 Op::Exec => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     if self.sched_exec(cpu, t) {
                         return;
                     }
                 }
                 Op::WaitChildren => {
                     if self.w.tasks[t].live_children == 0 {
-                        self.w.tasks[t].pc += 1;
+                        *pc += 1;
                     } else {
                         self.waiting_children[t] = true;
                         self.block(cpu, t, TaskState::Blocked);
@@ -288,7 +297,7 @@ impl Engine<'_> {
                     }
                 }
                 Op::SetAffinity(ref mask) => {
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                     let mask = mask.and(&self.w.topo.all_cpus());
                     if mask.is_empty() {
                         let name = self.inst.programs[prog].name.clone();
@@ -315,7 +324,7 @@ impl Engine<'_> {
                 }
                 Op::SetNice(nice) => {
                     self.w.set_nice(t, nice);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::SetUclamp { min, max } => {
                     if self.w.config.uclamp {
@@ -330,35 +339,35 @@ impl Engine<'_> {
                         // The re-enqueue's cpufreq_update_util().
                         self.freq_update(cpu, 0);
                     }
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::SetSlice(ns) => {
                     self.w.set_custom_slice(t, ns);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::WakeupSample => {
                     self.lat.sample_wakeup(t);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::RequestStart => {
                     self.lat.request_start(t, self.w.now);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::RequestEnd => {
                     self.lat.request_end(t, self.w.now);
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::MarkStart => {
                     self.start = Some(self.w.now);
                     self.energy_at_start = self.energy_now();
                     self.aperf_at_start = self.w.aperf_mperf_totals();
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::MarkEnd => {
                     self.end = Some(self.w.now);
                     self.energy_at_end = Some(self.energy_now());
                     self.aperf_at_end = Some(self.w.aperf_mperf_totals());
-                    self.w.tasks[t].pc += 1;
+                    *pc += 1;
                 }
                 Op::Exit => {
                     self.exit(cpu, t);

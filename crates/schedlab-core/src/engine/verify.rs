@@ -6,7 +6,6 @@
 use super::{Engine, EvKind};
 use crate::error::{Error, Result};
 use crate::sched::{TaskId, TaskState};
-use std::cmp::Reverse;
 
 impl Engine<'_> {
     /// Every runnable task is on exactly one runqueue (queued or running), runqueue counts and
@@ -19,7 +18,7 @@ impl Engine<'_> {
         let mut seen = vec![0u32; self.w.tasks.len()];
         // Which CPUs have the completion event of their current generation pending.
         let mut armed = vec![false; n];
-        for Reverse(e) in self.heap.iter() {
+        for e in self.heap.iter() {
             if let EvKind::RunDone { cpu, gen } = e.kind {
                 if self.w.rqs[cpu].gen == gen {
                     armed[cpu] = true;
