@@ -119,11 +119,87 @@ impl CpuMask {
         }
     }
 
-    /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
-    pub fn iter_wrap(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
-        self.iter()
-            .filter(move |&c| c >= start)
-            .chain(self.iter().filter(move |&c| c < start))
+    /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them: the
+    /// CPUs at or above `start` in increasing order, then those below it. Word by word, so a
+    /// scan that stops early costs only the words it reached.
+    pub fn iter_wrap(&self, start: usize) -> CpuMaskWrapIter {
+        // Nothing at or above a start past the last CPU: the plain order, as from 0.
+        let start = if start >= MAX_CPUS { 0 } else { start };
+        let (w0, b0) = (start / 64, start % 64);
+        let mut mask = *self;
+        mask.0[w0] &= !0u64 << b0;
+        CpuMaskWrapIter {
+            mask,
+            word: w0,
+            // w0 (upper part), the words after it, the words before it, w0 again (lower part).
+            steps: WORDS + 1,
+            last_bits: self.0[w0] & !(!0u64 << b0),
+        }
+    }
+
+    /// How many CPUs of the mask lie in `lo..hi` (`lo <= hi <= MAX_CPUS`).
+    pub fn weight_range(&self, lo: usize, hi: usize) -> usize {
+        if lo >= hi {
+            return 0;
+        }
+        let (wl, bl) = (lo / 64, lo % 64);
+        let (wh, bh) = (hi / 64, hi % 64);
+        let low_mask = !0u64 << bl;
+        if wl == wh {
+            let bits = self.0[wl] & low_mask & !(!0u64 << bh);
+            return bits.count_ones() as usize;
+        }
+        let mut n = (self.0[wl] & low_mask).count_ones() as usize;
+        for w in &self.0[wl + 1..wh] {
+            n += w.count_ones() as usize;
+        }
+        if wh < WORDS {
+            n += (self.0[wh] & !(!0u64 << bh)).count_ones() as usize;
+        }
+        n
+    }
+
+    /// How many CPUs of the mask `iter_wrap(start)` visits before it reaches `cpu`.
+    pub fn weight_wrap_before(&self, start: usize, cpu: usize) -> usize {
+        let start = if start >= MAX_CPUS { 0 } else { start };
+        if cpu >= start {
+            self.weight_range(start, cpu)
+        } else {
+            self.weight_range(start, MAX_CPUS) + self.weight_range(0, cpu)
+        }
+    }
+}
+
+/// [`CpuMask::iter_wrap`]'s iterator.
+pub struct CpuMaskWrapIter {
+    mask: CpuMask,
+    word: usize,
+    /// Words still to visit, the current one included.
+    steps: usize,
+    /// The bits of the start word below the start, visited last.
+    last_bits: u64,
+}
+
+impl Iterator for CpuMaskWrapIter {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.steps > 0 {
+            let w = self.mask.0[self.word];
+            if w != 0 {
+                self.mask.0[self.word] &= w - 1;
+                return Some(self.word * 64 + w.trailing_zeros() as usize);
+            }
+            self.steps -= 1;
+            if self.steps == 0 {
+                break;
+            }
+            self.word = (self.word + 1) % WORDS;
+            if self.steps == 1 {
+                // Back at the start word: its bits below the start.
+                self.mask.0[self.word] = self.last_bits;
+            }
+        }
+        None
     }
 }
 
@@ -219,6 +295,40 @@ mod tests {
     fn wrap_iteration_starts_at_the_given_cpu() {
         let m = CpuMask::first_n(6);
         assert_eq!(m.iter_wrap(4).collect::<Vec<_>>(), vec![4, 5, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn wrap_iteration_matches_the_filtered_order() {
+        let m = CpuMask::try_from(vec![0, 3, 63, 64, 70, 127, 128, 130, 200, 511]).unwrap();
+        for start in 0..=MAX_CPUS + 1 {
+            let want: Vec<usize> = m
+                .iter()
+                .filter(|&c| c >= start)
+                .chain(m.iter().filter(|&c| c < start))
+                .collect();
+            assert_eq!(m.iter_wrap(start).collect::<Vec<_>>(), want, "{start}");
+            for (k, &cpu) in want.iter().enumerate() {
+                assert_eq!(m.weight_wrap_before(start, cpu), k, "{start} {cpu}");
+            }
+        }
+        assert_eq!(CpuMask::EMPTY.iter_wrap(7).next(), None);
+        let full = CpuMask::first_n(MAX_CPUS);
+        assert_eq!(full.iter_wrap(5).count(), MAX_CPUS);
+        for (lo, hi) in [
+            (0, 0),
+            (0, 512),
+            (3, 64),
+            (63, 65),
+            (64, 128),
+            (100, 300),
+            (511, 512),
+        ] {
+            assert_eq!(full.weight_range(lo, hi), hi - lo);
+            assert_eq!(
+                m.weight_range(lo, hi),
+                m.iter().filter(|&c| c >= lo && c < hi).count()
+            );
+        }
     }
 
     #[test]

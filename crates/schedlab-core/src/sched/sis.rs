@@ -236,11 +236,26 @@ impl World {
         let start = if merged { target + 1 } else { target };
         let mut visited = 0u64;
         let mut idle_cpu = None;
-        for cpu in span.iter_wrap(start) {
-            if !cpus.test(cpu) {
-                continue;
+        if !has_idle_core {
+            // The single-CPU scan in word operations: the scan visits `cpus` in
+            // `for_each_cpu_wrap()` order and stops at the first idle one (the k-th visited) or
+            // after all of them; `--nr` reaching 0 at a visit no later than that one ends it
+            // with -1, untimed. Same outcome, same count of visits, as the loop CPU by CPU.
+            let found = cpus.and(&self.idle_mask).next_wrap(start);
+            let k = match found {
+                Some(cpu) => cpus.weight_wrap_before(start, cpu) + 1,
+                None => cpus.weight(),
+            };
+            if k > 0 && nr <= k {
+                return None;
             }
-            if has_idle_core {
+            visited = k as u64;
+            idle_cpu = found;
+        } else {
+            for cpu in span.iter_wrap(start) {
+                if !cpus.test(cpu) {
+                    continue;
+                }
                 // select_idle_core(p, cpu, cpus, &idle_cpu)
                 let core = self.topo.cores[self.topo.cpus[cpu].core];
                 let mut idle = true;
@@ -262,19 +277,7 @@ impl World {
                 for c in core.iter() {
                     cpus.clear(c);
                 }
-                continue;
             }
-            nr -= 1;
-            if nr == 0 {
-                return None;
-            }
-            visited += 1;
-            if self.idle_cpu(cpu) {
-                idle_cpu = Some(cpu);
-                break;
-            }
-        }
-        if has_idle_core {
             self.set_idle_cores(target, false);
         }
         let timed = match self.config.sis_scan {
