@@ -102,16 +102,24 @@ impl World {
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
         const PSTATE_STEP_KHZ: u32 = 100_000;
         let dom = &self.topo.freq_domains[fd];
-        // peak == reference without turbo bins: no step above the OPP table.
-        let turbo_steps =
-            dom.reference_khz() / PSTATE_STEP_KHZ + 1..=dom.peak_khz() / PSTATE_STEP_KHZ;
-        dom.opps_khz
+        let opp = dom
+            .opps_khz
             .iter()
             .copied()
-            .chain(turbo_steps.map(|r| r * PSTATE_STEP_KHZ))
             .filter(|&f| f as u64 >= target)
-            .min()
-            .unwrap_or(dom.peak_khz())
+            .min();
+        // The ratios above the table, reference/step + 1 ..= peak/step (none when peak ==
+        // reference, without turbo bins): the lowest at or above target, by division.
+        let (lo, hi) = (
+            dom.reference_khz() / PSTATE_STEP_KHZ + 1,
+            dom.peak_khz() / PSTATE_STEP_KHZ,
+        );
+        let r = target.div_ceil(PSTATE_STEP_KHZ as u64).max(lo as u64);
+        let step = (r <= hi as u64).then(|| r as u32 * PSTATE_STEP_KHZ);
+        match (opp, step) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(dom.peak_khz()),
+        }
     }
 
     /// Re-evaluates `cpu`'s policy (`cpufreq_update_util(rq, flags)`) and applies the result.
@@ -316,7 +324,7 @@ impl World {
             return None;
         }
         // sugov_cpu_is_busy(), before the utilization is read.
-        let single = self.topo.policies[p].cpus.weight() == 1;
+        let single = !self.policies[p].shared;
         let idle_calls = self.idle_calls[cpu];
         let policy = &mut self.policies[p];
         let busy = single && policy.updated_once && policy.idle_calls == idle_calls;

@@ -47,8 +47,14 @@ impl CpuMask {
         cpu < MAX_CPUS && self.0[cpu / 64] & (1 << (cpu % 64)) != 0
     }
 
+    /// `cpumask_weight()`. Empty words are skipped: the target may lack a popcount instruction
+    /// and most masks fill one or two of the words.
     pub fn weight(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
+        self.0
+            .iter()
+            .filter(|&&w| w != 0)
+            .map(|w| w.count_ones() as usize)
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -116,6 +122,7 @@ impl CpuMask {
         CpuMaskIter {
             mask: *self,
             word: 0,
+            bits: self.0[0],
         }
     }
 
@@ -144,17 +151,17 @@ impl CpuMask {
         }
         let (wl, bl) = (lo / 64, lo % 64);
         let (wh, bh) = (hi / 64, hi % 64);
+        let ones = |w: u64| if w == 0 { 0 } else { w.count_ones() as usize };
         let low_mask = !0u64 << bl;
         if wl == wh {
-            let bits = self.0[wl] & low_mask & !(!0u64 << bh);
-            return bits.count_ones() as usize;
+            return ones(self.0[wl] & low_mask & !(!0u64 << bh));
         }
-        let mut n = (self.0[wl] & low_mask).count_ones() as usize;
-        for w in &self.0[wl + 1..wh] {
-            n += w.count_ones() as usize;
+        let mut n = ones(self.0[wl] & low_mask);
+        for &w in &self.0[wl + 1..wh] {
+            n += ones(w);
         }
         if wh < WORDS {
-            n += (self.0[wh] & !(!0u64 << bh)).count_ones() as usize;
+            n += ones(self.0[wh] & !(!0u64 << bh));
         }
         n
     }
@@ -167,6 +174,30 @@ impl CpuMask {
         } else {
             self.weight_range(start, MAX_CPUS) + self.weight_range(0, cpu)
         }
+    }
+}
+
+/// [`CpuMask::iter`]'s iterator.
+pub struct CpuMaskIter {
+    mask: CpuMask,
+    /// The current word and its CPUs not visited yet.
+    word: usize,
+    bits: u64,
+}
+
+impl Iterator for CpuMaskIter {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            self.word += 1;
+            if self.word >= WORDS {
+                return None;
+            }
+            self.bits = self.mask.0[self.word];
+        }
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.word * 64 + bit)
     }
 }
 
@@ -198,27 +229,6 @@ impl Iterator for CpuMaskWrapIter {
                 // Back at the start word: its bits below the start.
                 self.mask.0[self.word] = self.last_bits;
             }
-        }
-        None
-    }
-}
-
-pub struct CpuMaskIter {
-    mask: CpuMask,
-    word: usize,
-}
-
-impl Iterator for CpuMaskIter {
-    type Item = usize;
-    fn next(&mut self) -> Option<usize> {
-        while self.word < WORDS {
-            let w = self.mask.0[self.word];
-            if w != 0 {
-                let bit = w.trailing_zeros() as usize;
-                self.mask.0[self.word] &= w - 1;
-                return Some(self.word * 64 + bit);
-            }
-            self.word += 1;
         }
         None
     }

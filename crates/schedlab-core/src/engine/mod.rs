@@ -569,7 +569,7 @@ impl<'a> Engine<'a> {
         }
         let fd = self.w.topo.cpus[cpu].freq_domain;
         let khz = self.w.clocks[fd].cur_khz;
-        let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
+        let group = &self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
         let busy = group
             .iter()
             .filter(|&c| self.w.rqs[c].curr.is_some())
@@ -610,11 +610,15 @@ impl<'a> Engine<'a> {
             }
         }
         // The package's turbo bin follows its number of active cores: the hardware re-caps every
-        // core's frequency, the governors' requests stay as they were.
-        if self.w.active_cores[pkg] != active_before {
-            for d in 0..self.w.topo.freq_domains.len() {
+        // core's frequency, the governors' requests stay as they were. Each clock runs at what
+        // its requests and the cap give (`clock_target_khz()`, kept so by every change), so only
+        // a clock whose bin changed can be re-capped.
+        let active_after = self.w.active_cores[pkg];
+        if active_after != active_before {
+            for i in 0..self.w.turbo_clocks[pkg].len() {
+                let d = self.w.turbo_clocks[pkg][i];
                 let dom = &self.w.topo.freq_domains[d];
-                if dom.package != pkg || dom.turbo_bins.is_empty() {
+                if dom.max_khz(active_before.max(1)) == dom.max_khz(active_after.max(1)) {
                     continue;
                 }
                 if let Some(khz) = self.w.turbo_capped_khz(d) {
