@@ -69,6 +69,22 @@ use crate::kernel::{FreqInvarianceMax, Governor};
 use crate::sched::log::{Decision, FreqDecision, FreqWhy};
 use crate::sched::World;
 
+/// [`World::policy_cpus`]'s iterator.
+enum PolicyCpus {
+    One(Option<usize>),
+    Many(crate::cpumask::CpuMaskIter),
+}
+
+impl Iterator for PolicyCpus {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            PolicyCpus::One(cpu) => cpu.take(),
+            PolicyCpus::Many(it) => it.next(),
+        }
+    }
+}
+
 impl World {
     /// The frequency `arch_scale_freq_capacity()` divides by.
     pub fn freq_invariance_max_khz(&self, fd: usize) -> u64 {
@@ -93,6 +109,17 @@ impl World {
         dom.max_khz(self.active_cores[dom.package].max(1))
     }
 
+    /// The CPUs of policy `p` in increasing order; an unshared policy's one CPU without walking
+    /// its mask.
+    fn policy_cpus(&self, p: usize) -> PolicyCpus {
+        let policy = &self.policies[p];
+        if policy.shared {
+            PolicyCpus::Many(self.topo.policies[p].cpus.iter())
+        } else {
+            PolicyCpus::One(Some(policy.cpu))
+        }
+    }
+
     /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP at or above
     /// `target`, else the highest. Above the highest non-turbo OPP of a machine with turbo bins
     /// (x86: intel_pstate, `intel_cpufreq_target()` rounding up to a P-state ratio of
@@ -102,12 +129,10 @@ impl World {
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
         const PSTATE_STEP_KHZ: u32 = 100_000;
         let dom = &self.topo.freq_domains[fd];
-        let opp = dom
-            .opps_khz
-            .iter()
-            .copied()
-            .filter(|&f| f as u64 >= target)
-            .min();
+        // The table is sorted and free of repeats (`Topology::new`): the lowest entry at or
+        // above target is the first one.
+        let at = dom.opps_khz.partition_point(|&f| (f as u64) < target);
+        let opp = dom.opps_khz.get(at).copied();
         // The ratios above the table, reference/step + 1 ..= peak/step (none when peak ==
         // reference, without turbo bins): the lowest at or above target, by division.
         let (lo, hi) = (
@@ -239,7 +264,7 @@ impl World {
     fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, FreqWhy) {
         let (mut util, mut max, mut why) = (0u64, 1u64, FreqWhy::Util);
         let headroom = self.config.schedutil_util_headroom;
-        for j in self.topo.policies[p].cpus.iter() {
+        for j in self.policy_cpus(p) {
             let j_max = self.arch_scale_cpu_capacity(j);
             let raw = self.sugov_get_util(j);
             let mut j_util = raw;
@@ -330,7 +355,7 @@ impl World {
         let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
         policy.idle_calls = idle_calls;
         policy.updated_once = true;
-        for j in self.topo.policies[p].cpus.iter() {
+        for j in self.policy_cpus(p) {
             self.sugov_iowait_apply(j);
         }
         let (util, max, why) = self.sugov_policy_util(p, true);

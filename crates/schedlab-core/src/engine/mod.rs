@@ -614,11 +614,20 @@ impl<'a> Engine<'a> {
         // its requests and the cap give (`clock_target_khz()`, kept so by every change), so only
         // a clock whose bin changed can be re-capped.
         let active_after = self.w.active_cores[pkg];
-        if active_after != active_before {
-            for i in 0..self.w.turbo_clocks[pkg].len() {
-                let d = self.w.turbo_clocks[pkg][i];
-                let dom = &self.w.topo.freq_domains[d];
-                if dom.max_khz(active_before.max(1)) == dom.max_khz(active_after.max(1)) {
+        let bin_moved = |w: &World, d: usize| {
+            let dom = &w.topo.freq_domains[d];
+            dom.max_khz(active_before.max(1)) != dom.max_khz(active_after.max(1))
+        };
+        let turbo = &self.w.turbo[pkg];
+        let same_bin = turbo.same_bins
+            && turbo
+                .clocks
+                .first()
+                .is_some_and(|&d| !bin_moved(&self.w, d));
+        if active_after != active_before && !same_bin {
+            for i in 0..self.w.turbo[pkg].clocks.len() {
+                let d = self.w.turbo[pkg].clocks[i];
+                if !bin_moved(&self.w, d) {
                     continue;
                 }
                 if let Some(khz) = self.w.turbo_capped_khz(d) {

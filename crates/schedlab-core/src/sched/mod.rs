@@ -281,6 +281,17 @@ pub struct Policy {
     /// `policy_is_shared()`: more than one CPU, so schedutil runs `sugov_update_shared()` rather
     /// than `sugov_update_single()` (chosen once, at `sugov_start()`).
     pub shared: bool,
+    /// The policy's first (for an unshared policy, only) CPU.
+    pub cpu: usize,
+}
+
+/// The clocks a change of a package's number of active cores may re-cap.
+#[derive(Clone, Debug)]
+pub struct PackageTurbo {
+    /// The package's clock domains with turbo bins, ascending.
+    pub clocks: Vec<usize>,
+    /// All of them have the same bins, so one lookup tells whether the cap moved.
+    pub same_bins: bool,
 }
 
 /// The simulated machine and everything on it.
@@ -358,9 +369,8 @@ pub struct World {
     pub idle: crate::power::cpuidle::IdleTracker,
     /// Active cores of each package (the turbo budget's input).
     pub active_cores: Vec<u32>,
-    /// The clock domains with turbo bins of each package, ascending: those a change of the
-    /// package's active cores may re-cap (derived from the topology at boot).
-    pub turbo_clocks: Vec<Vec<usize>>,
+    /// Each package's clock domains with turbo bins (derived from the topology at boot).
+    pub turbo: Vec<PackageTurbo>,
     /// The HWP model: each core's activity, each CPU's dynamic boost ([`crate::hwp`]).
     pub hwp: crate::hwp::HwpState,
     pub counters: Counters,
@@ -415,6 +425,7 @@ impl World {
                 idle_calls: 0,
                 freq_update_delay_ns: p.driver.freq_update_delay_ns(&config),
                 shared: p.cpus.weight() > 1,
+                cpu: p.cpus.first().unwrap_or(0),
             })
             .collect();
         // Before any governor ran: the highest boot request of the clock's policies, uncapped
@@ -431,14 +442,18 @@ impl World {
                     .unwrap_or(fd.reference_khz()),
             })
             .collect();
-        let turbo_clocks = (0..topo.packages.len())
+        let turbo = (0..topo.packages.len())
             .map(|pkg| {
-                (0..topo.freq_domains.len())
+                let clocks: Vec<usize> = (0..topo.freq_domains.len())
                     .filter(|&d| {
                         let dom = &topo.freq_domains[d];
                         dom.package == pkg && !dom.turbo_bins.is_empty()
                     })
-                    .collect()
+                    .collect();
+                let same_bins = clocks.windows(2).all(|w| {
+                    topo.freq_domains[w[0]].turbo_bins == topo.freq_domains[w[1]].turbo_bins
+                });
+                PackageTurbo { clocks, same_bins }
             })
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
@@ -542,7 +557,7 @@ impl World {
             energy: crate::power::EnergyMeter::new(ncores + nclusters),
             idle: Default::default(),
             active_cores: vec![0; npackages],
-            turbo_clocks,
+            turbo,
             hwp: crate::hwp::HwpState::new(ncores, n),
             counters: Counters::default(),
             log: None,
