@@ -209,7 +209,7 @@ impl World {
     /// `avg_scan_cost += (cost - avg_scan_cost) / 8`. v5.12+: while `has_idle_core`, whole cores
     /// without limit (`select_idle_core()` per core, remembering the first idle allowed CPU; none
     /// found clears the hint), else single CPUs while `--nr > 0`; from target + 1.
-    fn select_idle_cpu(
+    pub(super) fn select_idle_cpu(
         &mut self,
         p: TaskId,
         llc: usize,
