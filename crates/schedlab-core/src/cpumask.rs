@@ -119,9 +119,16 @@ impl CpuMask {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> CpuMaskIter {
+        // One past the last word that holds a CPU, found without branches: the walk stops
+        // there rather than testing every empty word after it.
+        let mut end = 0;
+        for (i, &w) in self.0.iter().enumerate() {
+            end = if w != 0 { i + 1 } else { end };
+        }
         CpuMaskIter {
             mask: *self,
             word: 0,
+            end,
             bits: self.0[0],
         }
     }
@@ -183,6 +190,8 @@ pub struct CpuMaskIter {
     /// The current word and its CPUs not visited yet.
     word: usize,
     bits: u64,
+    /// One past the last word that holds a CPU.
+    end: usize,
 }
 
 impl Iterator for CpuMaskIter {
@@ -190,7 +199,7 @@ impl Iterator for CpuMaskIter {
     fn next(&mut self) -> Option<usize> {
         while self.bits == 0 {
             self.word += 1;
-            if self.word >= WORDS {
+            if self.word >= self.end {
                 return None;
             }
             self.bits = self.mask.0[self.word];

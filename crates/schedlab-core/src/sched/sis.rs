@@ -184,10 +184,12 @@ impl World {
         if !self.smt_active {
             return None;
         }
-        let core = self.topo.cores[self.topo.cpus[cpu].core];
-        core.and(&self.tasks[p].allowed)
-            .iter()
-            .find(|&c| c != cpu && self.idle_cpu(c))
+        // The lowest idle allowed sibling, in word operations.
+        let mut siblings = self.topo.cores[self.topo.cpus[cpu].core]
+            .and(&self.tasks[p].allowed)
+            .and(&self.idle_mask);
+        siblings.clear(cpu);
+        siblings.first()
     }
 
     /// SIS_PROP's limit: `max(4, span_weight * (avg_idle / 512) / (avg_scan_cost + 1))`.
