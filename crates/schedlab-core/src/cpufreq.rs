@@ -69,22 +69,6 @@ use crate::kernel::{FreqInvarianceMax, Governor};
 use crate::sched::log::{Decision, FreqDecision, FreqWhy};
 use crate::sched::World;
 
-/// [`World::policy_cpus`]'s iterator.
-enum PolicyCpus {
-    One(Option<usize>),
-    Many(crate::cpumask::CpuMaskIter),
-}
-
-impl Iterator for PolicyCpus {
-    type Item = usize;
-    fn next(&mut self) -> Option<usize> {
-        match self {
-            PolicyCpus::One(cpu) => cpu.take(),
-            PolicyCpus::Many(it) => it.next(),
-        }
-    }
-}
-
 impl World {
     /// The frequency `arch_scale_freq_capacity()` divides by.
     pub fn freq_invariance_max_khz(&self, fd: usize) -> u64 {
@@ -107,17 +91,6 @@ impl World {
             return dom.reference_khz();
         }
         dom.max_khz(self.active_cores[dom.package].max(1))
-    }
-
-    /// The CPUs of policy `p` in increasing order; an unshared policy's one CPU without walking
-    /// its mask.
-    fn policy_cpus(&self, p: usize) -> PolicyCpus {
-        let policy = &self.policies[p];
-        if policy.shared {
-            PolicyCpus::Many(self.topo.policies[p].cpus.iter())
-        } else {
-            PolicyCpus::One(Some(policy.cpu))
-        }
     }
 
     /// `cpufreq_driver_resolve_freq()` with CPUFREQ_RELATION_L: the lowest OPP at or above
@@ -263,44 +236,56 @@ impl World {
     /// is added on top of a clamp.
     fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, FreqWhy) {
         let (mut util, mut max, mut why) = (0u64, 1u64, FreqWhy::Util);
-        let headroom = self.config.schedutil_util_headroom;
-        for j in self.policy_cpus(p) {
-            let j_max = self.arch_scale_cpu_capacity(j);
-            let raw = self.sugov_get_util(j);
-            let mut j_util = raw;
-            if !headroom {
-                j_util = self.uclamp_rq_util_with(j, j_util, None).min(j_max);
-            }
-            let mut j_why = if j_util != raw {
-                FreqWhy::Uclamp
-            } else {
-                FreqWhy::Util
-            };
-            let mut j_max = j_max;
-            if boost {
-                let boosted;
-                (j_util, j_max, boosted) = self.iowait_boosted(j, j_util, j_max);
-                if boosted {
-                    j_why = FreqWhy::IowaitBoost;
-                }
-            }
-            if headroom {
-                // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max, at least min.
-                let (lo, hi) = self.uclamp_sugov_bounds(j, None);
-                let perf = (j_util + (j_util >> 2)).min(j_max);
-                let clamped = perf.min(hi).max(lo);
-                if clamped != perf {
-                    j_why = FreqWhy::Uclamp;
-                }
-                j_util = clamped;
-            }
+        let mut take = |(j_util, j_max, j_why): (u64, u64, FreqWhy)| {
             if j_util * max > j_max * util {
                 util = j_util;
                 max = j_max;
                 why = j_why;
             }
+        };
+        if self.policies[p].shared {
+            for j in self.topo.policies[p].cpus.iter() {
+                take(self.sugov_cpu_util(j, boost));
+            }
+        } else {
+            take(self.sugov_cpu_util(self.policies[p].cpu, boost));
         }
         (util, max, why)
+    }
+
+    /// One CPU's (util, max, why) for [`World::sugov_policy_util`].
+    fn sugov_cpu_util(&self, j: usize, boost: bool) -> (u64, u64, FreqWhy) {
+        let headroom = self.config.schedutil_util_headroom;
+        let j_max = self.arch_scale_cpu_capacity(j);
+        let raw = self.sugov_get_util(j);
+        let mut j_util = raw;
+        if !headroom {
+            j_util = self.uclamp_rq_util_with(j, j_util, None).min(j_max);
+        }
+        let mut j_why = if j_util != raw {
+            FreqWhy::Uclamp
+        } else {
+            FreqWhy::Util
+        };
+        let mut j_max = j_max;
+        if boost {
+            let boosted;
+            (j_util, j_max, boosted) = self.iowait_boosted(j, j_util, j_max);
+            if boosted {
+                j_why = FreqWhy::IowaitBoost;
+            }
+        }
+        if headroom {
+            // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max, at least min.
+            let (lo, hi) = self.uclamp_sugov_bounds(j, None);
+            let perf = (j_util + (j_util >> 2)).min(j_max);
+            let clamped = perf.min(hi).max(lo);
+            if clamped != perf {
+                j_why = FreqWhy::Uclamp;
+            }
+            j_util = clamped;
+        }
+        (j_util, j_max, j_why)
     }
 
     /// `get_next_freq()` (v6.8: with `get_capacity_ref_freq()`) resolved to a P-state / OPP:
@@ -355,8 +340,12 @@ impl World {
         let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
         policy.idle_calls = idle_calls;
         policy.updated_once = true;
-        for j in self.policy_cpus(p) {
-            self.sugov_iowait_apply(j);
+        if self.policies[p].shared {
+            for j in self.topo.policies[p].cpus.iter() {
+                self.sugov_iowait_apply(j);
+            }
+        } else {
+            self.sugov_iowait_apply(self.policies[p].cpu);
         }
         let (util, max, why) = self.sugov_policy_util(p, true);
         let (reference, f) = self.sugov_next_freq(p, util, max);
