@@ -102,16 +102,22 @@ impl World {
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
         const PSTATE_STEP_KHZ: u32 = 100_000;
         let dom = &self.topo.freq_domains[fd];
-        // peak == reference without turbo bins: no step above the OPP table.
-        let turbo_steps =
-            dom.reference_khz() / PSTATE_STEP_KHZ + 1..=dom.peak_khz() / PSTATE_STEP_KHZ;
-        dom.opps_khz
-            .iter()
-            .copied()
-            .chain(turbo_steps.map(|r| r * PSTATE_STEP_KHZ))
-            .filter(|&f| f as u64 >= target)
-            .min()
-            .unwrap_or(dom.peak_khz())
+        // The table is sorted and free of repeats (`Topology::new`): the lowest entry at or
+        // above target is the first one.
+        let at = dom.opps_khz.partition_point(|&f| (f as u64) < target);
+        let opp = dom.opps_khz.get(at).copied();
+        // The ratios above the table, reference/step + 1 ..= peak/step (none when peak ==
+        // reference, without turbo bins): the lowest at or above target, by division.
+        let (lo, hi) = (
+            dom.reference_khz() / PSTATE_STEP_KHZ + 1,
+            dom.peak_khz() / PSTATE_STEP_KHZ,
+        );
+        let r = target.div_ceil(PSTATE_STEP_KHZ as u64).max(lo as u64);
+        let step = (r <= hi as u64).then(|| r as u32 * PSTATE_STEP_KHZ);
+        match (opp, step) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(dom.peak_khz()),
+        }
     }
 
     /// Re-evaluates `cpu`'s policy (`cpufreq_update_util(rq, flags)`) and applies the result.
@@ -230,44 +236,56 @@ impl World {
     /// is added on top of a clamp.
     fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, FreqWhy) {
         let (mut util, mut max, mut why) = (0u64, 1u64, FreqWhy::Util);
-        let headroom = self.config.schedutil_util_headroom;
-        for j in self.topo.policies[p].cpus.iter() {
-            let j_max = self.arch_scale_cpu_capacity(j);
-            let raw = self.sugov_get_util(j);
-            let mut j_util = raw;
-            if !headroom {
-                j_util = self.uclamp_rq_util_with(j, j_util, None).min(j_max);
-            }
-            let mut j_why = if j_util != raw {
-                FreqWhy::Uclamp
-            } else {
-                FreqWhy::Util
-            };
-            let mut j_max = j_max;
-            if boost {
-                let boosted;
-                (j_util, j_max, boosted) = self.iowait_boosted(j, j_util, j_max);
-                if boosted {
-                    j_why = FreqWhy::IowaitBoost;
-                }
-            }
-            if headroom {
-                // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max, at least min.
-                let (lo, hi) = self.uclamp_sugov_bounds(j, None);
-                let perf = (j_util + (j_util >> 2)).min(j_max);
-                let clamped = perf.min(hi).max(lo);
-                if clamped != perf {
-                    j_why = FreqWhy::Uclamp;
-                }
-                j_util = clamped;
-            }
+        let mut take = |(j_util, j_max, j_why): (u64, u64, FreqWhy)| {
             if j_util * max > j_max * util {
                 util = j_util;
                 max = j_max;
                 why = j_why;
             }
+        };
+        if self.policies[p].shared {
+            for j in self.topo.policies[p].cpus.iter() {
+                take(self.sugov_cpu_util(j, boost));
+            }
+        } else {
+            take(self.sugov_cpu_util(self.policies[p].cpu, boost));
         }
         (util, max, why)
+    }
+
+    /// One CPU's (util, max, why) for [`World::sugov_policy_util`].
+    fn sugov_cpu_util(&self, j: usize, boost: bool) -> (u64, u64, FreqWhy) {
+        let headroom = self.config.schedutil_util_headroom;
+        let j_max = self.arch_scale_cpu_capacity(j);
+        let raw = self.sugov_get_util(j);
+        let mut j_util = raw;
+        if !headroom {
+            j_util = self.uclamp_rq_util_with(j, j_util, None).min(j_max);
+        }
+        let mut j_why = if j_util != raw {
+            FreqWhy::Uclamp
+        } else {
+            FreqWhy::Util
+        };
+        let mut j_max = j_max;
+        if boost {
+            let boosted;
+            (j_util, j_max, boosted) = self.iowait_boosted(j, j_util, j_max);
+            if boosted {
+                j_why = FreqWhy::IowaitBoost;
+            }
+        }
+        if headroom {
+            // v6.8 sugov_effective_cpu_perf(): map_util_perf(), capped at max, at least min.
+            let (lo, hi) = self.uclamp_sugov_bounds(j, None);
+            let perf = (j_util + (j_util >> 2)).min(j_max);
+            let clamped = perf.min(hi).max(lo);
+            if clamped != perf {
+                j_why = FreqWhy::Uclamp;
+            }
+            j_util = clamped;
+        }
+        (j_util, j_max, j_why)
     }
 
     /// `get_next_freq()` (v6.8: with `get_capacity_ref_freq()`) resolved to a P-state / OPP:
@@ -316,14 +334,18 @@ impl World {
             return None;
         }
         // sugov_cpu_is_busy(), before the utilization is read.
-        let single = self.topo.policies[p].cpus.weight() == 1;
+        let single = !self.policies[p].shared;
         let idle_calls = self.idle_calls[cpu];
         let policy = &mut self.policies[p];
         let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
         policy.idle_calls = idle_calls;
         policy.updated_once = true;
-        for j in self.topo.policies[p].cpus.iter() {
-            self.sugov_iowait_apply(j);
+        if self.policies[p].shared {
+            for j in self.topo.policies[p].cpus.iter() {
+                self.sugov_iowait_apply(j);
+            }
+        } else {
+            self.sugov_iowait_apply(self.policies[p].cpu);
         }
         let (util, max, why) = self.sugov_policy_util(p, true);
         let (reference, f) = self.sugov_next_freq(p, util, max);

@@ -47,8 +47,14 @@ impl CpuMask {
         cpu < MAX_CPUS && self.0[cpu / 64] & (1 << (cpu % 64)) != 0
     }
 
+    /// `cpumask_weight()`. Empty words are skipped: the target may lack a popcount instruction
+    /// and most masks fill one or two of the words.
     pub fn weight(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
+        self.0
+            .iter()
+            .filter(|&&w| w != 0)
+            .map(|w| w.count_ones() as usize)
+            .sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -114,49 +120,128 @@ impl CpuMask {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> CpuMaskIter {
+        // One past the last word that holds a CPU, found without branches: the walk stops
+        // there rather than testing every empty word after it.
+        let mut end = 0;
+        for (i, &w) in self.0.iter().enumerate() {
+            end = if w != 0 { i + 1 } else { end };
+        }
         CpuMaskIter {
             mask: *self,
             word: 0,
+            end,
             bits: self.0[0],
-            // One OR over the upper words: on a machine of at most 64 CPUs the iteration ends
-            // with the first word instead of testing seven empty ones.
-            more: self.0[1..].iter().fold(0, |acc, &w| acc | w) != 0,
         }
     }
 
-    /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
-    pub fn iter_wrap(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
-        self.iter()
-            .filter(move |&c| c >= start)
-            .chain(self.iter().filter(move |&c| c < start))
+    /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them: the
+    /// CPUs at or above `start` in increasing order, then those below it. Word by word, so a
+    /// scan that stops early costs only the words it reached.
+    pub fn iter_wrap(&self, start: usize) -> CpuMaskWrapIter {
+        // Nothing at or above a start past the last CPU: the plain order, as from 0.
+        let start = if start >= MAX_CPUS { 0 } else { start };
+        let (w0, b0) = (start / 64, start % 64);
+        let mut mask = *self;
+        mask.0[w0] &= !0u64 << b0;
+        CpuMaskWrapIter {
+            mask,
+            word: w0,
+            // w0 (upper part), the words after it, the words before it, w0 again (lower part).
+            steps: WORDS + 1,
+            last_bits: self.0[w0] & !(!0u64 << b0),
+        }
+    }
+
+    /// How many CPUs of the mask lie in `lo..hi` (`lo <= hi <= MAX_CPUS`).
+    pub fn weight_range(&self, lo: usize, hi: usize) -> usize {
+        if lo >= hi {
+            return 0;
+        }
+        let (wl, bl) = (lo / 64, lo % 64);
+        let (wh, bh) = (hi / 64, hi % 64);
+        let ones = |w: u64| if w == 0 { 0 } else { w.count_ones() as usize };
+        let low_mask = !0u64 << bl;
+        if wl == wh {
+            return ones(self.0[wl] & low_mask & !(!0u64 << bh));
+        }
+        let mut n = ones(self.0[wl] & low_mask);
+        for &w in &self.0[wl + 1..wh] {
+            n += ones(w);
+        }
+        if wh < WORDS {
+            n += ones(self.0[wh] & !(!0u64 << bh));
+        }
+        n
+    }
+
+    /// How many CPUs of the mask `iter_wrap(start)` visits before it reaches `cpu`.
+    pub fn weight_wrap_before(&self, start: usize, cpu: usize) -> usize {
+        let start = if start >= MAX_CPUS { 0 } else { start };
+        if cpu >= start {
+            self.weight_range(start, cpu)
+        } else {
+            self.weight_range(start, MAX_CPUS) + self.weight_range(0, cpu)
+        }
     }
 }
 
-/// The CPUs of a mask in increasing order: the bits left of word `word`, then the words after it
-/// while `more` says some of them have CPUs.
+/// [`CpuMask::iter`]'s iterator.
 pub struct CpuMaskIter {
     mask: CpuMask,
+    /// The current word and its CPUs not visited yet.
     word: usize,
     bits: u64,
-    more: bool,
+    /// One past the last word that holds a CPU.
+    end: usize,
 }
 
 impl Iterator for CpuMaskIter {
     type Item = usize;
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        loop {
-            if self.bits != 0 {
-                let bit = self.bits.trailing_zeros() as usize;
-                self.bits &= self.bits - 1;
-                return Some(self.word * 64 + bit);
-            }
-            if !self.more || self.word + 1 >= WORDS {
+        while self.bits == 0 {
+            self.word += 1;
+            if self.word >= self.end {
                 return None;
             }
-            self.word += 1;
             self.bits = self.mask.0[self.word];
         }
+        let bit = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.word * 64 + bit)
+    }
+}
+
+/// [`CpuMask::iter_wrap`]'s iterator.
+pub struct CpuMaskWrapIter {
+    mask: CpuMask,
+    word: usize,
+    /// Words still to visit, the current one included.
+    steps: usize,
+    /// The bits of the start word below the start, visited last.
+    last_bits: u64,
+}
+
+impl Iterator for CpuMaskWrapIter {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        while self.steps > 0 {
+            let w = self.mask.0[self.word];
+            if w != 0 {
+                self.mask.0[self.word] &= w - 1;
+                return Some(self.word * 64 + w.trailing_zeros() as usize);
+            }
+            self.steps -= 1;
+            if self.steps == 0 {
+                break;
+            }
+            self.word = (self.word + 1) % WORDS;
+            if self.steps == 1 {
+                // Back at the start word: its bits below the start.
+                self.mask.0[self.word] = self.last_bits;
+            }
+        }
+        None
     }
 }
 
@@ -231,6 +316,40 @@ mod tests {
     fn wrap_iteration_starts_at_the_given_cpu() {
         let m = CpuMask::first_n(6);
         assert_eq!(m.iter_wrap(4).collect::<Vec<_>>(), vec![4, 5, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn wrap_iteration_matches_the_filtered_order() {
+        let m = CpuMask::try_from(vec![0, 3, 63, 64, 70, 127, 128, 130, 200, 511]).unwrap();
+        for start in 0..=MAX_CPUS + 1 {
+            let want: Vec<usize> = m
+                .iter()
+                .filter(|&c| c >= start)
+                .chain(m.iter().filter(|&c| c < start))
+                .collect();
+            assert_eq!(m.iter_wrap(start).collect::<Vec<_>>(), want, "{start}");
+            for (k, &cpu) in want.iter().enumerate() {
+                assert_eq!(m.weight_wrap_before(start, cpu), k, "{start} {cpu}");
+            }
+        }
+        assert_eq!(CpuMask::EMPTY.iter_wrap(7).next(), None);
+        let full = CpuMask::first_n(MAX_CPUS);
+        assert_eq!(full.iter_wrap(5).count(), MAX_CPUS);
+        for (lo, hi) in [
+            (0, 0),
+            (0, 512),
+            (3, 64),
+            (63, 65),
+            (64, 128),
+            (100, 300),
+            (511, 512),
+        ] {
+            assert_eq!(full.weight_range(lo, hi), hi - lo);
+            assert_eq!(
+                m.weight_range(lo, hi),
+                m.iter().filter(|&c| c >= lo && c < hi).count()
+            );
+        }
     }
 
     #[test]

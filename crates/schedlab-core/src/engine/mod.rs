@@ -597,7 +597,7 @@ impl<'a> Engine<'a> {
         }
         let fd = self.w.topo.cpus[cpu].freq_domain;
         let khz = self.w.clocks[fd].cur_khz;
-        let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
+        let group = &self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
         let busy = group
             .iter()
             .filter(|&c| self.w.rqs[c].curr.is_some())
@@ -638,11 +638,24 @@ impl<'a> Engine<'a> {
             }
         }
         // The package's turbo bin follows its number of active cores: the hardware re-caps every
-        // core's frequency, the governors' requests stay as they were.
-        if self.w.active_cores[pkg] != active_before {
-            for d in 0..self.w.topo.freq_domains.len() {
-                let dom = &self.w.topo.freq_domains[d];
-                if dom.package != pkg || dom.turbo_bins.is_empty() {
+        // core's frequency, the governors' requests stay as they were. Each clock runs at what
+        // its requests and the cap give (`clock_target_khz()`, kept so by every change), so only
+        // a clock whose bin changed can be re-capped.
+        let active_after = self.w.active_cores[pkg];
+        let bin_moved = |w: &World, d: usize| {
+            let dom = &w.topo.freq_domains[d];
+            dom.max_khz(active_before.max(1)) != dom.max_khz(active_after.max(1))
+        };
+        let turbo = &self.w.turbo[pkg];
+        let same_bin = turbo.same_bins
+            && turbo
+                .clocks
+                .first()
+                .is_some_and(|&d| !bin_moved(&self.w, d));
+        if active_after != active_before && !same_bin {
+            for i in 0..self.w.turbo[pkg].clocks.len() {
+                let d = self.w.turbo[pkg].clocks[i];
+                if !bin_moved(&self.w, d) {
                     continue;
                 }
                 if let Some(khz) = self.w.turbo_capped_khz(d) {

@@ -1,7 +1,7 @@
 //! The invariant checker of [`Engine::with_invariant_checks`] runs (tests): `verify()`, after
 //! every event, checks the runqueues against their tasks (membership, counts, weights,
-//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask, the pending completion events and the per-package
-//! active-core counts. It holds no kernel function.
+//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask, the pending completion events, the per-package
+//! active-core counts and each clock's frequency against its requests and turbo cap. It holds no kernel function.
 
 use super::{Engine, EvKind};
 use crate::error::{Error, Result};
@@ -157,6 +157,15 @@ impl Engine<'_> {
             if busy != n {
                 return Err(Error::Scenario(format!(
                     "invariant: package {p} counts {n} active cores, {busy} are"
+                )));
+            }
+        }
+        for (fd, clock) in self.w.clocks.iter().enumerate() {
+            let khz = self.w.clock_target_khz(fd);
+            if clock.cur_khz != khz {
+                return Err(Error::Scenario(format!(
+                    "invariant: clock {fd} runs at {} kHz where its requests and cap give {khz}",
+                    clock.cur_khz
                 )));
             }
         }

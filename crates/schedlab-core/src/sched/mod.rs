@@ -278,6 +278,20 @@ pub struct Policy {
     /// `sg_policy->freq_update_delay_ns`: schedutil's rate limit, from the driver at
     /// `sugov_init()` or the sysfs override ([`crate::cpufreq::CpufreqDriverSpec`]).
     pub freq_update_delay_ns: Nanos,
+    /// `policy_is_shared()`: more than one CPU, so schedutil runs `sugov_update_shared()` rather
+    /// than `sugov_update_single()` (chosen once, at `sugov_start()`).
+    pub shared: bool,
+    /// The policy's first (for an unshared policy, only) CPU.
+    pub cpu: usize,
+}
+
+/// The clocks a change of a package's number of active cores may re-cap.
+#[derive(Clone, Debug)]
+pub struct PackageTurbo {
+    /// The package's clock domains with turbo bins, ascending.
+    pub clocks: Vec<usize>,
+    /// All of them have the same bins, so one lookup tells whether the cap moved.
+    pub same_bins: bool,
 }
 
 /// The simulated machine and everything on it.
@@ -343,6 +357,8 @@ pub struct World {
     pub min_capacity_orig: u64,
     /// When each CPU last started running something (None while idle).
     pub busy_since: Vec<Option<Nanos>>,
+    /// Threads of each core with `busy_since` set, kept by [`World::set_cpu_busy`].
+    pub core_busy_threads: Vec<u32>,
     /// Busy time of each CPU up to `busy_since`.
     pub busy_ns: Vec<u64>,
     /// How often each CPU went idle (`idle_calls` of the nohz tick code).
@@ -353,6 +369,8 @@ pub struct World {
     pub idle: crate::power::cpuidle::IdleTracker,
     /// Active cores of each package (the turbo budget's input).
     pub active_cores: Vec<u32>,
+    /// Each package's clock domains with turbo bins (derived from the topology at boot).
+    pub turbo: Vec<PackageTurbo>,
     /// The HWP model: each core's activity, each CPU's dynamic boost ([`crate::hwp`]).
     pub hwp: crate::hwp::HwpState,
     pub counters: Counters,
@@ -406,6 +424,8 @@ impl World {
                 rate_limited: false,
                 idle_calls: 0,
                 freq_update_delay_ns: p.driver.freq_update_delay_ns(&config),
+                shared: p.cpus.weight() > 1,
+                cpu: p.cpus.first().unwrap_or(0),
             })
             .collect();
         // Before any governor ran: the highest boot request of the clock's policies, uncapped
@@ -420,6 +440,20 @@ impl World {
                     .map(|&p| policies[p].req_khz)
                     .max()
                     .unwrap_or(fd.reference_khz()),
+            })
+            .collect();
+        let turbo = (0..topo.packages.len())
+            .map(|pkg| {
+                let clocks: Vec<usize> = (0..topo.freq_domains.len())
+                    .filter(|&d| {
+                        let dom = &topo.freq_domains[d];
+                        dom.package == pkg && !dom.turbo_bins.is_empty()
+                    })
+                    .collect();
+                let same_bins = clocks.windows(2).all(|w| {
+                    topo.freq_domains[w[0]].turbo_bins == topo.freq_domains[w[1]].turbo_bins
+                });
+                PackageTurbo { clocks, same_bins }
             })
             .collect();
         let smt_active = topo.cores.iter().any(|c| c.weight() > 1);
@@ -517,11 +551,13 @@ impl World {
             arch_capacity,
             capacity_orig,
             busy_since: vec![None; n],
+            core_busy_threads: vec![0; ncores],
             busy_ns: vec![0; n],
             idle_calls: vec![0; n],
             energy: crate::power::EnergyMeter::new(ncores + nclusters),
             idle: Default::default(),
             active_cores: vec![0; npackages],
+            turbo,
             hwp: crate::hwp::HwpState::new(ncores, n),
             counters: Counters::default(),
             log: None,
@@ -627,11 +663,15 @@ impl World {
         let core_was_busy = self.core_busy(core);
         self.freq_tick_account(cpu);
         match (busy, self.busy_since[cpu]) {
-            (true, None) => self.busy_since[cpu] = Some(self.now),
+            (true, None) => {
+                self.busy_since[cpu] = Some(self.now);
+                self.core_busy_threads[core] += 1;
+            }
             (false, Some(s)) => {
                 self.busy_ns[cpu] += self.now - s;
                 self.busy_since[cpu] = None;
                 self.idle_calls[cpu] += 1;
+                self.core_busy_threads[core] -= 1;
             }
             _ => {}
         }
@@ -649,9 +689,7 @@ impl World {
 
     /// A core is active (C0) while any of its threads runs something.
     pub(crate) fn core_busy(&self, core: usize) -> bool {
-        self.topo.cores[core]
-            .iter()
-            .any(|i| self.busy_since[i].is_some())
+        self.core_busy_threads[core] > 0
     }
 
     pub fn sd_state(&self, cpu: usize, level: usize) -> &SdState {

@@ -184,10 +184,12 @@ impl World {
         if !self.smt_active {
             return None;
         }
-        let core = self.topo.cores[self.topo.cpus[cpu].core];
-        core.and(&self.tasks[p].allowed)
-            .iter()
-            .find(|&c| c != cpu && self.idle_cpu(c))
+        // The lowest idle allowed sibling, in word operations.
+        let mut siblings = self.topo.cores[self.topo.cpus[cpu].core]
+            .and(&self.tasks[p].allowed)
+            .and(&self.idle_mask);
+        siblings.clear(cpu);
+        siblings.first()
     }
 
     /// SIS_PROP's limit: `max(4, span_weight * (avg_idle / 512) / (avg_scan_cost + 1))`.
@@ -209,7 +211,7 @@ impl World {
     /// `avg_scan_cost += (cost - avg_scan_cost) / 8`. v5.12+: while `has_idle_core`, whole cores
     /// without limit (`select_idle_core()` per core, remembering the first idle allowed CPU; none
     /// found clears the hint), else single CPUs while `--nr > 0`; from target + 1.
-    fn select_idle_cpu(
+    pub(super) fn select_idle_cpu(
         &mut self,
         p: TaskId,
         llc: usize,
@@ -236,11 +238,26 @@ impl World {
         let start = if merged { target + 1 } else { target };
         let mut visited = 0u64;
         let mut idle_cpu = None;
-        for cpu in span.iter_wrap(start) {
-            if !cpus.test(cpu) {
-                continue;
+        if !has_idle_core {
+            // The single-CPU scan in word operations: the scan visits `cpus` in
+            // `for_each_cpu_wrap()` order and stops at the first idle one (the k-th visited) or
+            // after all of them; `--nr` reaching 0 at a visit no later than that one ends it
+            // with -1, untimed. Same outcome, same count of visits, as the loop CPU by CPU.
+            let found = cpus.and(&self.idle_mask).next_wrap(start);
+            let k = match found {
+                Some(cpu) => cpus.weight_wrap_before(start, cpu) + 1,
+                None => cpus.weight(),
+            };
+            if k > 0 && nr <= k {
+                return None;
             }
-            if has_idle_core {
+            visited = k as u64;
+            idle_cpu = found;
+        } else {
+            for cpu in span.iter_wrap(start) {
+                if !cpus.test(cpu) {
+                    continue;
+                }
                 // select_idle_core(p, cpu, cpus, &idle_cpu)
                 let core = self.topo.cores[self.topo.cpus[cpu].core];
                 let mut idle = true;
@@ -262,19 +279,7 @@ impl World {
                 for c in core.iter() {
                     cpus.clear(c);
                 }
-                continue;
             }
-            nr -= 1;
-            if nr == 0 {
-                return None;
-            }
-            visited += 1;
-            if self.idle_cpu(cpu) {
-                idle_cpu = Some(cpu);
-                break;
-            }
-        }
-        if has_idle_core {
             self.set_idle_cores(target, false);
         }
         let timed = match self.config.sis_scan {

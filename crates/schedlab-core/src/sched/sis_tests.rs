@@ -334,3 +334,125 @@ fn wake_cap_applies_wherever_capacities_differ_until_v5_x_gated_it_on_asym_capac
     // v5.7 removed wake_cap().
     assert!(!hikey_wake_cap("v6.8", "{}"));
 }
+
+/// `select_idle_cpu()`'s single-CPU scan CPU by CPU, as fair.c loops (`for_each_cpu_wrap()` over
+/// the LLC, skipping disallowed CPUs, `if (!--nr) return -1`): `None` for a scan cut by its limit,
+/// else the idle CPU found (if any) and the number of CPUs visited.
+fn scan_cpu_by_cpu(
+    w: &World,
+    p: TaskId,
+    llc: usize,
+    start: usize,
+    mut nr: usize,
+) -> Option<(Option<usize>, u64)> {
+    let span = w.sd.domains[llc].span;
+    let cpus = span.and(&w.tasks[p].allowed);
+    let mut visited = 0;
+    let order = span
+        .iter()
+        .filter(|&c| c >= start)
+        .chain(span.iter().filter(|&c| c < start));
+    for cpu in order {
+        if !cpus.test(cpu) {
+            continue;
+        }
+        nr -= 1;
+        if nr == 0 {
+            return None;
+        }
+        visited += 1;
+        if w.idle_cpu(cpu) {
+            return Some((Some(cpu), visited));
+        }
+    }
+    Some((None, visited))
+}
+
+#[test]
+fn the_word_level_idle_cpu_scan_finds_and_counts_as_the_cpu_by_cpu_loop() {
+    // v4.9: no limit, separate scans from target, timed; v5.6: SIS_PROP, timed; v6.8: SIS_UTIL (nr = nr_idle_scan + 1), merged scan from target + 1, untimed.
+    for (baseline, merged, timed) in [
+        ("v4.9", false, true),
+        ("v5.6", false, true),
+        ("v6.8", true, false),
+    ] {
+        let mut w = cascadelake(baseline, "{}");
+        let p = sleeper(&mut w, 0);
+        let llc = w.sd.sd_llc[0].unwrap();
+        let span = w.sd.domains[llc].span;
+        let id = w.sd.llc_id[0];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut outcomes = [0usize; 3];
+        for round in 0..3000 {
+            let idle_in_64 = [0, 1, 4, 32][round % 4];
+            let mut idle = crate::cpumask::CpuMask::EMPTY;
+            let mut allowed = crate::cpumask::CpuMask::EMPTY;
+            for cpu in 0..w.nr_cpus() {
+                if next() % 64 < idle_in_64 {
+                    idle.set(cpu);
+                }
+                if next() % 8 != 0 {
+                    allowed.set(cpu);
+                }
+            }
+            w.idle_mask = idle;
+            w.tasks[p].allowed = allowed;
+            let target = span.iter().nth((next() % 48) as usize).unwrap();
+            w.rqs[target].avg_idle = [0, 1_000, 20_000, 1_000_000][(next() % 4) as usize];
+            w.llc_shared[id].nr_idle_scan = (next() % 50) as usize;
+            let nr = match baseline {
+                "v4.9" => usize::MAX,
+                "v5.6" => {
+                    // SIS_PROP: max(4, span_weight * (avg_idle / 512) / (avg_scan_cost + 1)).
+                    let span_avg = 48 * (w.rqs[target].avg_idle / 512);
+                    let avg_cost = w.llc_shared[id].avg_scan_cost + 1;
+                    if span_avg > 4 * avg_cost {
+                        (span_avg / avg_cost) as usize
+                    } else {
+                        4
+                    }
+                }
+                _ => w.llc_shared[id].nr_idle_scan + 1,
+            };
+            let start = if merged { target + 1 } else { target };
+            let avg = w.llc_shared[id].avg_scan_cost;
+            let want = if nr == 1 {
+                None
+            } else {
+                scan_cpu_by_cpu(&w, p, llc, start, nr)
+            };
+            let got = w.select_idle_cpu(p, llc, target, target, false);
+            let (cpu, avg_after) = match want {
+                None => (None, avg),
+                Some((cpu, visited)) if timed => {
+                    let diff = (visited * w.config.sis_scan_cost_per_cpu_ns) as i64 - avg as i64;
+                    (cpu, (avg as i64 + diff / 8).max(0) as u64)
+                }
+                Some((cpu, _)) => (cpu, avg),
+            };
+            assert_eq!(got, cpu, "{baseline} round {round}");
+            assert_eq!(
+                w.llc_shared[id].avg_scan_cost, avg_after,
+                "{baseline} round {round}"
+            );
+            outcomes[match want {
+                None => 0,
+                Some((None, _)) => 1,
+                Some((Some(_), _)) => 2,
+            }] += 1;
+        }
+        // Every outcome occurs: scans cut by the limit (where there is one), scans that found
+        // nothing, scans that found a CPU.
+        let cut_ok = baseline == "v4.9" || outcomes[0] > 50;
+        assert!(
+            cut_ok && outcomes[1] > 50 && outcomes[2] > 50,
+            "{baseline} {outcomes:?}"
+        );
+    }
+}
