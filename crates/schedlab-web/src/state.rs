@@ -554,6 +554,7 @@ impl Page {
                 self.message = message;
             }
             FromWorker::BenchDone { .. }
+            | FromWorker::Record { .. }
             | FromWorker::Traced { .. }
             | FromWorker::DecisionPage { .. }
             | FromWorker::FtraceText { .. }
