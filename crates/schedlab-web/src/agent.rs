@@ -243,7 +243,13 @@ async fn run_job(
         }
     };
     let total = plan.len();
-    let _ = scope.send(FromWorker::Planned { job, total }).await;
+    let _ = scope
+        .send(FromWorker::Planned {
+            job,
+            total,
+            workers: 1,
+        })
+        .await;
     let start = now_ms();
     let mut last_yield = start;
     let mut last_table = f64::NEG_INFINITY;

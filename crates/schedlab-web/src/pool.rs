@@ -183,7 +183,13 @@ pub(crate) async fn run_job(
         }
     };
     let total = plan.len();
-    let _ = scope.send(FromWorker::Planned { job, total }).await;
+    let _ = scope
+        .send(FromWorker::Planned {
+            job,
+            total,
+            workers: pool.len(),
+        })
+        .await;
     let start = agent::now_ms();
     pool.tell_all(&ToWorker::Share {
         job,

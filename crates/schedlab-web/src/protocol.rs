@@ -121,8 +121,13 @@ impl ToWorker {
 /// From a worker to the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FromWorker {
-    /// The plan was built: `total` runs will follow unless cancelled.
-    Planned { job: u64, total: usize },
+    /// The plan was built: `total` runs will follow unless cancelled, on `workers` job workers
+    /// ([`crate::pool`]; 1 when the job worker runs them itself).
+    Planned {
+        job: u64,
+        total: usize,
+        workers: usize,
+    },
     /// `done` runs of the job have finished.
     Progress { job: u64, done: usize },
     /// The comparison table of the `done` runs finished so far as the page draws it
