@@ -55,14 +55,24 @@ fn query() -> Option<UrlSearchParams> {
 
 /// The job worker's `Pool` request: the worker script's absolute address, and the job workers
 /// the address asks for (`?workers=N`; 0, the default, for `navigator.hardwareConcurrency`,
-/// capped: `pool::job_workers`).
+/// capped: `pool::job_workers`). The benchmark (`?bench=1`) measures one worker against one
+/// native thread, and no helper compiles its wasm beside it.
 fn pool_request() -> Option<ToWorker> {
     let href = web_sys::window()?.location().href().ok()?;
     let script_url = web_sys::Url::new_with_base(WORKER_PATH, &href).ok()?.href();
-    let workers = query()
+    let q = query();
+    let bench = q
+        .as_ref()
+        .and_then(|q| q.get("bench"))
+        .is_some_and(|b| b == "1");
+    let workers = match q
         .and_then(|q| q.get("workers"))
         .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
+    {
+        _ if bench => 1,
+        Some(n) => n,
+        None => 0,
+    };
     Some(ToWorker::Pool {
         script_url,
         workers,
