@@ -741,7 +741,8 @@ async function jobFiles(ctx, page) {
 }
 
 test('a sweep on several job workers gives one worker\'s table, records and mmtests text to the last bit, and the CLI\'s', async (ctx, base) => {
-  const runs = 4;
+  // 8 runs per cell: the mmtests text has significance marks to get right.
+  const runs = 8;
   const seed = 3;
   const got = {};
   let cores = 0;
@@ -777,6 +778,7 @@ test('a sweep on several job workers gives one worker\'s table, records and mmte
   fs.writeFileSync(file, one.scenario);
   assert(one.jsonl === cli(['run', file, '--format', 'jsonl']), 'the run records differ from the CLI\'s');
   fs.rmSync(dir, { recursive: true, force: true });
+  assert(one.mmtests.includes('*') && one.stars > 0, 'no significance marks to compare');
   console.log(`    hardwareConcurrency ${cores}: ${Object.entries(got).map(([k, v]) => `${k}=${v.used} workers`).join(', ')}; ${one.stars} significance marks; all equal`);
 });
 
