@@ -2,11 +2,14 @@
 //! time, to helper job workers it spawns itself (nested dedicated workers, each the same
 //! `worker.js` and its [`crate::agent::SimWorker`]), and tables what they send back by run index.
 //!
-//! - **Who runs what.** The job worker ([`Pool`], the *coordinator*) runs no simulation while it
-//!   has helpers: it stays free to answer the page at once (Cancel, progress, tables) and to hand
-//!   out the next index the moment a helper finishes one. Each helper holds at most
-//!   [`IN_FLIGHT`] indices (the one it runs and the next), so it never waits for the
-//!   coordinator, and a slow run holds up only itself: there are no fixed shards.
+//! - **Who runs what.** Once a helper has answered, the job worker ([`Pool`], the
+//!   *coordinator*) runs no simulation: it stays free to answer the page at once (Cancel,
+//!   progress, tables) and to hand out the next index the moment a helper finishes one. Each
+//!   helper holds at most [`IN_FLIGHT`] indices (the one it runs and the next), so it never waits
+//!   for the coordinator, and a slow run holds up only itself: there are no fixed shards. Until
+//!   the first answer (on a page that just loaded, the helpers are still compiling their wasm)
+//!   the coordinator runs indices itself, as one job worker does, so the first results come as
+//!   soon as they would with one worker.
 //! - **The same table to the last bit.** A helper sends each run as a records line
 //!   (`records::RunRecord`, every field of the run's result, floats in shortest round-trip form
 //!   and read back exactly: the records format `schedlab merge` gathers shards with). The
@@ -163,9 +166,104 @@ impl Slots {
     }
 }
 
+/// Something the coordinator hears while a job runs: a page message, or helper `i`'s answer.
+enum Heard {
+    Page(Option<ToWorker>),
+    Helper(Option<FromWorker>, usize),
+}
+
+/// A job in progress on the pool.
+struct Job<'a> {
+    job: u64,
+    plan: &'a Plan,
+    quantity: Quantity,
+    runs: Slots,
+    /// The next index to hand out (or run here).
+    next: usize,
+    last_table: f64,
+    /// Whether a helper has answered this job yet: until one has, the coordinator runs indices
+    /// itself (the helpers may still be compiling their wasm on a page that just loaded).
+    helpers_up: bool,
+    /// Why the job stopped early: superseded (the next message) or not, and an error to say.
+    stopped: Option<(Option<ToWorker>, Option<String>)>,
+    /// Messages for the page, sent by the loop.
+    outbox: Vec<FromWorker>,
+}
+
+impl Job<'_> {
+    fn hand_out(&mut self, helper: &ReactorBridge<SimWorker>) {
+        if self.next < self.runs.slots.len() {
+            helper.send_input(ToWorker::RunIndex {
+                job: self.job,
+                index: self.next,
+            });
+            self.next += 1;
+        }
+    }
+
+    /// A run finished (here or in a helper): progress, and a table at most every
+    /// `TABLE_EVERY_MS`.
+    fn finished_one(&mut self) {
+        let (job, done) = (self.job, self.runs.done);
+        self.outbox.push(FromWorker::Progress { job, done });
+        if done < self.runs.slots.len()
+            && agent::now_ms() - self.last_table >= agent::TABLE_EVERY_MS
+        {
+            let results = self.runs.results();
+            self.outbox.push(agent::table_message(
+                job,
+                self.plan,
+                &results,
+                self.quantity,
+                Stage::Running,
+            ));
+            self.last_table = agent::now_ms();
+        }
+    }
+
+    fn hear(&mut self, heard: Heard, pool: &Pool) {
+        let job = self.job;
+        match heard {
+            Heard::Page(None) => self.stopped = Some((None, None)), // the page is gone
+            Heard::Page(Some(m)) => match m {
+                ToWorker::Cancel { job: j } if j != job => {}
+                ToWorker::Connect { crash_channel } => crash::set_channel(crash_channel),
+                ToWorker::Crash { job } => agent::crash_on_purpose(job),
+                ToWorker::Cancel { .. } => self.stopped = Some((None, None)),
+                other => self.stopped = Some((Some(other), None)),
+            },
+            Heard::Helper(None, _) => {
+                self.stopped = Some((None, Some("a job worker stopped".to_string())));
+            }
+            Heard::Helper(Some(m), i) => match m {
+                FromWorker::Record {
+                    job: j,
+                    index,
+                    line,
+                } if j == job => match self.runs.take(index, &line) {
+                    Ok(()) => {
+                        self.helpers_up = true;
+                        self.hand_out(&pool.helpers[i]);
+                        self.finished_one();
+                    }
+                    Err(message) => self.stopped = Some((None, Some(message))),
+                },
+                FromWorker::Failed { job: j, message } if j == job => {
+                    self.stopped = Some((None, Some(message)));
+                }
+                _ => {} // a late answer of an earlier job
+            },
+        }
+    }
+}
+
 /// Runs a job on the pool to its end, its cancel, a run's error, or a message that supersedes it
 /// (returned, to be handled next), with the page's messages of `agent::run_job`. Its plan and the
 /// runs done are left in `finished`.
+///
+/// Until a helper has answered, this worker runs indices itself, one at a time, looking at its
+/// inbox at most every `agent::YIELD_EVERY_MS` as one job worker does; from the first answer on,
+/// it only hands out indices and tables.
 pub(crate) async fn run_job(
     scope: &mut agent::Scope,
     pool: &mut Pool,
@@ -174,7 +272,7 @@ pub(crate) async fn run_job(
     quantity: Quantity,
     finished: &mut Option<Finished>,
 ) -> Option<ToWorker> {
-    use futures::SinkExt;
+    use futures::{FutureExt, SinkExt};
     let plan = match agent::plan_of(scenario_json) {
         Ok(plan) => plan,
         Err(message) => {
@@ -195,79 +293,76 @@ pub(crate) async fn run_job(
         job,
         scenario_json: scenario_json.to_string(),
     });
-    let mut next = 0usize;
-    let hand_out = |helper: &ReactorBridge<SimWorker>, next: &mut usize| {
-        if *next < total {
-            helper.send_input(ToWorker::RunIndex { job, index: *next });
-            *next += 1;
-        }
+    let mut state = Job {
+        job,
+        plan: &plan,
+        quantity,
+        runs: Slots {
+            slots: vec![None; total],
+            done: 0,
+        },
+        next: 0,
+        last_table: f64::NEG_INFINITY,
+        helpers_up: false,
+        stopped: None,
+        outbox: Vec::new(),
     };
     for _ in 0..IN_FLIGHT {
         for h in &pool.helpers {
-            hand_out(h, &mut next);
+            state.hand_out(h);
         }
     }
-    let mut runs = Slots {
-        slots: vec![None; total],
-        done: 0,
-    };
-    let mut last_table = f64::NEG_INFINITY;
-    // Why the job stopped early: superseded (Some(next message)) or not, and an error to say.
-    let mut stopped: Option<(Option<ToWorker>, Option<String>)> = None;
-    while runs.done < total && stopped.is_none() {
-        let event = {
-            let from_helpers = select_all(pool.helpers.iter_mut().map(|h| h.next()));
-            match select(scope.next(), from_helpers).await {
-                Either::Left((m, _)) => Either::Left(m),
-                Either::Right(((m, i, _), _)) => Either::Right((m, i)),
+    let mut last_yield = start;
+    while state.runs.done < total && state.stopped.is_none() {
+        if !state.helpers_up && state.next < total {
+            // A run here, while the helpers start.
+            let index = state.next;
+            state.next += 1;
+            match plan.run(index) {
+                Ok(result) => {
+                    state.runs.slots[index] = Some(result);
+                    state.runs.done += 1;
+                    state.finished_one();
+                }
+                Err(e) => state.stopped = Some((None, Some(format!("run {index}: {e}")))),
             }
-        };
-        match event {
-            Either::Left(None) => return None, // the page is gone
-            Either::Left(Some(m)) => match m {
-                ToWorker::Cancel { job: j } if j != job => {}
-                ToWorker::Connect { crash_channel } => crash::set_channel(crash_channel),
-                ToWorker::Crash { job } => agent::crash_on_purpose(job),
-                ToWorker::Cancel { .. } => stopped = Some((None, None)),
-                other => stopped = Some((Some(other), None)),
-            },
-            Either::Right((None, _)) => {
-                stopped = Some((None, Some("a job worker stopped".to_string())));
-            }
-            Either::Right((Some(m), i)) => match m {
-                FromWorker::Record {
-                    job: j,
-                    index,
-                    line,
-                } if j == job => match runs.take(index, &line) {
-                    Ok(()) => {
-                        hand_out(&pool.helpers[i], &mut next);
-                        let done = runs.done;
-                        let _ = scope.send(FromWorker::Progress { job, done }).await;
-                        if done < total && agent::now_ms() - last_table >= agent::TABLE_EVERY_MS {
-                            let results = runs.results();
-                            let msg = agent::table_message(
-                                job,
-                                &plan,
-                                &results,
-                                quantity,
-                                Stage::Running,
-                            );
-                            let _ = scope.send(msg).await;
-                            last_table = agent::now_ms();
+            if agent::now_ms() - last_yield >= agent::YIELD_EVERY_MS {
+                yew::platform::time::sleep(std::time::Duration::ZERO).await;
+                last_yield = agent::now_ms();
+                // What arrived meanwhile (a stream that ended says so once).
+                while let Some(m) = scope.next().now_or_never() {
+                    let end = m.is_none();
+                    state.hear(Heard::Page(m), pool);
+                    if end {
+                        break;
+                    }
+                }
+                for i in 0..pool.helpers.len() {
+                    while let Some(m) = pool.helpers[i].next().now_or_never() {
+                        let end = m.is_none();
+                        state.hear(Heard::Helper(m, i), pool);
+                        if end {
+                            break;
                         }
                     }
-                    Err(message) => stopped = Some((None, Some(message))),
-                },
-                FromWorker::Failed { job: j, message } if j == job => {
-                    stopped = Some((None, Some(message)));
                 }
-                _ => {} // a late answer of an earlier job
-            },
+            }
+        } else {
+            let heard = {
+                let from_helpers = select_all(pool.helpers.iter_mut().map(|h| h.next()));
+                match select(scope.next(), from_helpers).await {
+                    Either::Left((m, _)) => Heard::Page(m),
+                    Either::Right(((m, i, _), _)) => Heard::Helper(m, i),
+                }
+            };
+            state.hear(heard, pool);
+        }
+        for m in state.outbox.drain(..) {
+            let _ = scope.send(m).await;
         }
     }
-    let results = runs.results();
-    match stopped {
+    let results = state.runs.results();
+    match state.stopped {
         None => {
             let _ = scope
                 .send(agent::table_message(
