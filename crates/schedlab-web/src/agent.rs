@@ -40,6 +40,10 @@ use crate::runview::{self, decisions, Traced};
 pub const YIELD_EVERY_MS: f64 = 20.0;
 /// While a job runs, its table is sent at most this often.
 pub const TABLE_EVERY_MS: f64 = 250.0;
+/// While a job runs, its progress is sent at most this often (and at its last run): each one
+/// re-renders the page on its thread, and E1's runs take a few ms each, several at once on
+/// several job workers; 20 updates a second move the bar smoothly.
+pub const PROGRESS_EVERY_MS: f64 = 50.0;
 
 pub(crate) fn now_ms() -> f64 {
     js_sys::Date::now()
@@ -253,6 +257,7 @@ async fn run_job(
     let start = now_ms();
     let mut last_yield = start;
     let mut last_table = f64::NEG_INFINITY;
+    let mut last_progress = f64::NEG_INFINITY;
     let mut results: Vec<RunResult> = Vec::with_capacity(total);
     for index in 0..total {
         match plan.run(index) {
@@ -275,7 +280,10 @@ async fn run_job(
             }
         }
         let done = results.len();
-        let _ = scope.send(FromWorker::Progress { job, done }).await;
+        if done == total || now_ms() - last_progress >= PROGRESS_EVERY_MS {
+            let _ = scope.send(FromWorker::Progress { job, done }).await;
+            last_progress = now_ms();
+        }
         if done < total && now_ms() - last_table >= TABLE_EVERY_MS {
             let _ = scope
                 .send(table_message(

@@ -181,6 +181,7 @@ struct Job<'a> {
     /// The next index to hand out (or run here).
     next: usize,
     last_table: f64,
+    last_progress: f64,
     /// Whether a helper has answered this job yet: until one has, the coordinator runs indices
     /// itself (the helpers may still be compiling their wasm on a page that just loaded).
     helpers_up: bool,
@@ -201,11 +202,15 @@ impl Job<'_> {
         }
     }
 
-    /// A run finished (here or in a helper): progress, and a table at most every
-    /// `TABLE_EVERY_MS`.
+    /// A run finished (here or in a helper): progress at most every `PROGRESS_EVERY_MS` (and
+    /// at the last run), a table at most every `TABLE_EVERY_MS`.
     fn finished_one(&mut self) {
         let (job, done) = (self.job, self.runs.done);
-        self.outbox.push(FromWorker::Progress { job, done });
+        let total = self.runs.slots.len();
+        if done == total || agent::now_ms() - self.last_progress >= agent::PROGRESS_EVERY_MS {
+            self.outbox.push(FromWorker::Progress { job, done });
+            self.last_progress = agent::now_ms();
+        }
         if done < self.runs.slots.len()
             && agent::now_ms() - self.last_table >= agent::TABLE_EVERY_MS
         {
@@ -303,6 +308,7 @@ pub(crate) async fn run_job(
         },
         next: 0,
         last_table: f64::NEG_INFINITY,
+        last_progress: f64::NEG_INFINITY,
         helpers_up: false,
         stopped: None,
         outbox: Vec::new(),
