@@ -146,18 +146,32 @@ struct Slots {
 
 impl Slots {
     /// Takes run `index` from its records line; an error for a line that is not one of this
-    /// plan's runs or a run given twice (neither can come from a helper of this build).
+    /// plan's runs (which cannot come from a helper of this build). A run the coordinator ran
+    /// itself meanwhile is not taken twice (the same run gives the same result).
     fn take(&mut self, index: usize, line: &str) -> Result<(), String> {
         let record: RunRecord = serde_json::from_str(line)
             .map_err(|e| format!("run {index}: a bad record from a job worker: {e}"))?;
-        let slot = self
-            .slots
-            .get_mut(index)
-            .filter(|s| s.is_none() && record.index == index)
-            .ok_or_else(|| format!("run {index}: an unexpected record from a job worker"))?;
-        *slot = Some(record.to_result());
-        self.done += 1;
+        if record.index != index || index >= self.slots.len() {
+            return Err(format!(
+                "run {index}: an unexpected record from a job worker"
+            ));
+        }
+        self.put(index, record.to_result());
         Ok(())
+    }
+
+    /// Puts run `index`'s result in its slot, unless it is there already.
+    fn put(&mut self, index: usize, result: RunResult) {
+        if self.slots[index].is_none() {
+            self.slots[index] = Some(result);
+            self.done += 1;
+        }
+    }
+
+    /// A run not done yet, for the coordinator to run itself when it has handed out every index
+    /// and no helper has answered (a helper that never starts does not hold the job up).
+    fn missing(&self) -> Option<usize> {
+        self.slots.iter().position(Option::is_none)
     }
 
     /// The runs done, in index order (what one worker's table of them would see).
@@ -320,14 +334,18 @@ pub(crate) async fn run_job(
     }
     let mut last_yield = start;
     while state.runs.done < total && state.stopped.is_none() {
-        if !state.helpers_up && state.next < total {
-            // A run here, while the helpers start.
-            let index = state.next;
-            state.next += 1;
+        if !state.helpers_up {
+            // A run here, while the helpers start: the next index, or once all are handed out,
+            // one a helper holds and has not answered.
+            let index = if state.next < total {
+                state.next += 1;
+                state.next - 1
+            } else {
+                state.runs.missing().unwrap_or(0)
+            };
             match plan.run(index) {
                 Ok(result) => {
-                    state.runs.slots[index] = Some(result);
-                    state.runs.done += 1;
+                    state.runs.put(index, result);
                     state.finished_one();
                 }
                 Err(e) => state.stopped = Some((None, Some(format!("run {index}: {e}")))),
@@ -512,9 +530,13 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        assert!(runs
-            .take(0, &records::RunRecord::new(&plan, "h", &one[0]).to_line())
-            .is_err());
+        // A run given twice is taken once; a record in another run's place is refused.
+        let line0 = records::RunRecord::new(&plan, "h", &one[0]).to_line();
+        runs.take(0, &line0).unwrap();
+        assert_eq!(runs.done, plan.len());
+        assert!(runs.take(1, &line0).is_err());
+        assert!(runs.take(plan.len(), &line0).is_err());
+        assert_eq!(runs.missing(), None);
         let merged = runs.results();
         assert_eq!(merged, one);
         for &q in Quantity::ALL {
