@@ -1,33 +1,86 @@
 // The wasm benchmark: the release page (dist/) in headless Chromium runs the whole E1 sweep in its
 // Web Worker (?bench=1: no yielding, no per-run messages) and reports the worker's wall time.
-// Before that, from a cold cache, the time a visitor waits from loading E1 to its first results.
+// Before that, from a cold cache, the time a visitor waits from loading E1 to its first results
+// and to its whole table, on the job workers as shipped (navigator.hardwareConcurrency, capped)
+// and on one, and the whole E2 suite as a visitor runs it (SCHEDLAB_BENCH_NO_SUITE=1 skips it).
 //   node tests/e2e/bench.mjs     (cargo xtask bench runs it after `trunk build --release`)
 import { distDir, launch, serve } from './lib.mjs';
 
 const scenario = process.env.SCHEDLAB_SCENARIO || 'hikey960-asym-packing';
 const server = await serve(distDir());
 const ctx = await launch();
+/** What a visitor waits for, with nothing cached, following a link to the scenario (the page as
+ * shipped, or with `extra` in its address): a link to a scenario this small runs it as soon as the
+ * check worker has answered (no click), then the first table row, the whole table (runs per cell
+ * as shipped). */
+async function coldRun(extra) {
+  const page = await ctx.context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', String(e)));
+  const t0 = Date.now();
+  await page.goto(`${server.url}?scenario=${scenario}${extra}`);
+  await page.waitForSelector('#status[data-state="running"], #status[data-state="done"]', { timeout: 60000 });
+  const ready = Date.now() - t0;
+  await page.waitForSelector('#comparison td.mean', { timeout: 60000 });
+  const first = Date.now() - t0;
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 10 * 60 * 1000 });
+  const done = Date.now() - t0;
+  const runs = await page.getAttribute('#progress-text', 'data-total');
+  const workers = await page.getAttribute('#progress-text', 'data-workers');
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  await page.close();
+  return { ready, first, done, runs, workers, cores };
+}
+
+/** The whole E2 suite as a visitor runs it: from a cold load of the page, each of its scenarios
+ * loaded from the reference experiments (one click) and run as shipped, one after the other. */
+async function suite(members) {
+  const page = await ctx.context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', String(e)));
+  const t0 = Date.now();
+  await page.goto(`${server.url}?autorun=0`);
+  await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
+  const times = [];
+  for (const name of members) {
+    const t = Date.now();
+    await page.click(`#load-${name}`);
+    await page.waitForFunction((n) => document.querySelector('#scenario')?.value === n, name, { timeout: 60000 });
+    await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
+    await page.click('#run');
+    await page.waitForSelector('#status[data-state="running"], #status[data-state="done"]', { timeout: 60000 });
+    await page.waitForSelector('#status[data-state="done"], #status[data-state="failed"]', { timeout: 30 * 60 * 1000 });
+    const state = await page.getAttribute('#status', 'data-state');
+    if (state !== 'done') throw new Error(`${name}: ${await page.textContent('#status-message')}`);
+    const runs = await page.getAttribute('#progress-text', 'data-total');
+    times.push({ name, runs, s: (Date.now() - t) / 1000 });
+  }
+  const total = (Date.now() - t0) / 1000;
+  await page.close();
+  return { times, total };
+}
+
+const s3 = (ms) => `${(ms / 1000).toFixed(3)} s`;
 try {
   {
-    // What a visitor sees, with nothing cached: the page as shipped, Run as soon as the check
-    // worker has answered, the first table row, the whole table (runs per cell as shipped).
+    // A first page in a fresh browser is slower whatever it does (the browser's own start):
+    // load one, uncounted, so the first timing below is not the only one to pay for it.
     const page = await ctx.context.newPage();
-    page.on('pageerror', (e) => console.error('page error:', String(e)));
-    const t0 = Date.now();
-    await page.goto(`${server.url}?scenario=${scenario}`);
+    await page.goto(`${server.url}?autorun=0`);
     await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
-    const ready = Date.now() - t0;
-    await page.click('#run');
-    await page.waitForSelector('#comparison td.mean', { timeout: 60000 });
-    const first = Date.now() - t0;
-    await page.waitForSelector('#status[data-state="done"]', { timeout: 10 * 60 * 1000 });
-    const done = Date.now() - t0;
-    const runs = await page.getAttribute('#progress-text', 'data-total');
-    console.log(`page load (cold cache) to E1 results, ${runs} runs as shipped:`);
-    console.log(`  Run ready after the check: ${(ready / 1000).toFixed(3)} s`);
-    console.log(`  first results in the table: ${(first / 1000).toFixed(3)} s`);
-    console.log(`  whole table: ${(done / 1000).toFixed(3)} s`);
     await page.close();
+  }
+  for (const [label, extra] of [['as shipped', ''], ['one job worker', '&workers=1']]) {
+    const r = await coldRun(extra);
+    console.log(`page load (cold cache) to E1 results, ${r.runs} runs as shipped, ${label}: ${r.workers} job worker(s) (hardwareConcurrency ${r.cores}):`);
+    console.log(`  running (the link runs it once checked): ${s3(r.ready)}`);
+    console.log(`  first results in the table: ${s3(r.first)}`);
+    console.log(`  whole table: ${s3(r.done)}`);
+  }
+  if (!process.env.SCHEDLAB_BENCH_NO_SUITE) {
+    const e2 = ['cascadelake-fi-tbench', 'cascadelake-fi-kernbench', 'cascadelake-fi-gitsource'];
+    const r = await suite(e2);
+    console.log('the whole E2 suite (cascadelake-freq-invariance), cold load, each scenario loaded and run as shipped:');
+    for (const t of r.times) console.log(`  ${t.name} (${t.runs} runs): ${t.s.toFixed(3)} s`);
+    console.log(`  cold load to the last table: ${r.total.toFixed(3)} s`);
   }
   const page = await ctx.context.newPage();
   page.on('pageerror', (e) => console.error('page error:', String(e)));

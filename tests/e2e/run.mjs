@@ -725,6 +725,104 @@ test('outputs: results CSV, JSON, run records and chart images download; CSV, JS
   await page.close();
 });
 
+/** What a finished job's results are, to the byte: its downloads and its copied mmtests text. */
+async function jobFiles(ctx, page) {
+  const files = {};
+  for (const [key, sel] of [['csv', '#export-csv'], ['json', '#export-json'], ['jsonl', '#export-jsonl'], ['scenario', '#export-scenario']]) {
+    files[key] = (await download(page, sel)).buf.toString('utf8');
+  }
+  await ctx.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#export-mmtests');
+  await page.waitForSelector('#export-mmtests-done');
+  files.mmtests = await page.evaluate(() => navigator.clipboard.readText());
+  files.cells = JSON.stringify(await pageCells(page));
+  files.stars = await page.$$eval('#comparison .sig.yes', (s) => s.length);
+  return files;
+}
+
+test('a sweep on several job workers gives one worker\'s table, records and mmtests text to the last bit, and the CLI\'s', async (ctx, base) => {
+  // 8 runs per cell: the mmtests text has significance marks to get right.
+  const runs = 8;
+  const seed = 3;
+  const got = {};
+  let cores = 0;
+  // As shipped (navigator.hardwareConcurrency, capped), more workers than cores, and one.
+  for (const workers of ['', '3', '1']) {
+    const q = `?scenario=${SCENARIO}${workers ? `&workers=${workers}` : ''}`;
+    const { page, errors } = await open(ctx, base, q);
+    cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    await runInPage(page, runs, seed);
+    await waitDone(page);
+    const used = Number(await page.getAttribute('#progress-text', 'data-workers'));
+    const want = workers ? Number(workers) : Math.min(Math.max(cores, 1), 8);
+    assert(used === want, `?workers=${workers}: the job ran on ${used} workers, not ${want} (hardwareConcurrency ${cores})`);
+    const label = await page.textContent('#progress-text');
+    const total = await page.getAttribute('#progress-text', 'data-total');
+    assert(label.startsWith(`${total} / ${total} runs`) && (used === 1) === !label.includes('workers'), `progress reads "${label}"`);
+    got[workers || 'auto'] = { used, files: await jobFiles(ctx, page) };
+    assert(errors.length === 0, `?workers=${workers}: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  const one = got['1'].files;
+  for (const [k, v] of Object.entries(got)) {
+    for (const f of Object.keys(one)) {
+      assert(v.files[f] === one[f], `${k} (${v.used} workers): the ${f} differs from one worker's:\n${v.files[f]}\n---\n${one[f]}`);
+    }
+  }
+  const args = ['reproduce', SCENARIO, '--runs', String(runs), '--seed', String(seed)];
+  assert(one.csv === cli([...args, '--format', 'csv']), 'the CSV differs from the CLI\'s');
+  assert(one.json === cli([...args, '--format', 'json']), 'the results JSON differs from the CLI\'s');
+  assert(one.mmtests === cli([...args, '--format', 'mmtests', '--report', 'value']), 'the mmtests text differs from the CLI\'s');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedlab-e2e-'));
+  const file = path.join(dir, 'scenario.json');
+  fs.writeFileSync(file, one.scenario);
+  assert(one.jsonl === cli(['run', file, '--format', 'jsonl']), 'the run records differ from the CLI\'s');
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert(one.mmtests.includes('*') && one.stars > 0, 'no significance marks to compare');
+  console.log(`    hardwareConcurrency ${cores}: ${Object.entries(got).map(([k, v]) => `${k}=${v.used} workers`).join(', ')}; ${one.stars} significance marks; all equal`);
+});
+
+test('several job workers: Cancel stops them all and the next Run starts clean; screenshots of a running and a finished sweep', async (ctx, base) => {
+  const { page, errors } = await open(ctx, base, `?scenario=${SCENARIO}&workers=3`);
+  await runInPage(page, 200, 7);
+  await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 3, null, { timeout: RUN_TIMEOUT });
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.locator('#status').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'workers-running-1280.png'), fullPage: false });
+  await page.click('#cancel', { timeout: 5000 });
+  await page.waitForSelector('#status[data-state="cancelled"]', { timeout: 60000 });
+  const done = Number(await page.getAttribute('#progress-text', 'data-done'));
+  const total = Number(await page.getAttribute('#progress-text', 'data-total'));
+  assert(done < total, `cancelled at ${done}/${total}`);
+  const cells = await pageCells(page);
+  assert(cells.reduce((n, c) => n + c.runs, 0) === done, `the cancelled table holds ${cells.reduce((n, c) => n + c.runs, 0)} runs, progress says ${done}`);
+  await page.waitForTimeout(1000);
+  assert(Number(await page.getAttribute('#progress-text', 'data-done')) === done, 'progress moved after cancel');
+  // The next Run: its own runs only, the CLI's numbers.
+  await runInPage(page, 2, 5);
+  await waitDone(page);
+  const cli2 = JSON.parse(cli(['reproduce', SCENARIO, '--runs', '2', '--seed', '5', '--format', 'json']));
+  const after = await pageCells(page);
+  for (const row of cli2.rows) {
+    for (const c of row.cells) {
+      const p = after.find((x) => x.variant === c.variant && x.param === row.param);
+      assert(p && Object.is(p.mean, c.mean) && p.runs === c.runs.length, `${c.variant} @ ${row.param} after a cancel: ${JSON.stringify(p)} vs ${c.mean}`);
+    }
+  }
+  await page.locator('#status').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'workers-done-1280.png'), fullPage: false });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await runInPage(page, 60, 9);
+  await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 3, null, { timeout: RUN_TIMEOUT });
+  await page.locator('#status').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'workers-running-390.png'), fullPage: false });
+  await waitDone(page);
+  await page.locator('#status').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'workers-done-390.png'), fullPage: false });
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
 test('run detail: a patched E1 run shows its timeline and asym packing passes; its ftrace equals the CLI\'s', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
   await runInPage(page, 3, 1);

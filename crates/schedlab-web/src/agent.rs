@@ -1,6 +1,10 @@
 //! The Web Worker: everything that needs the simulation runs here, off the page's thread, and in
 //! this wasm module only (the page's module never builds a plan, which keeps it small).
 //!
+//! A job runs on the job workers of [`crate::pool`] when the page has asked for more than one
+//! (`ToWorker::Pool`): this worker then hands the runs out and tables them, and the same
+//! `SimWorker` in each helper answers `Share` and `RunIndex`. With one job worker:
+//!
 //! A job runs a scenario's plan one index at a time. Between runs the worker yields to its event
 //! loop (at most every [`YIELD_EVERY_MS`] of compute, to keep the cost of the timer negligible) and
 //! looks for a `Cancel`; so a cancel takes effect after the run in progress, and the page never
@@ -27,6 +31,7 @@ use yew_agent::prelude::*;
 use crate::crash;
 use crate::draft;
 use crate::link;
+use crate::pool::{self, Helper, Pool};
 use crate::protocol::{self, FromWorker, ToWorker};
 use crate::results::ResultsVm;
 use crate::runview::{self, decisions, Traced};
@@ -35,19 +40,23 @@ use crate::runview::{self, decisions, Traced};
 pub const YIELD_EVERY_MS: f64 = 20.0;
 /// While a job runs, its table is sent at most this often.
 pub const TABLE_EVERY_MS: f64 = 250.0;
+/// While a job runs, its progress is sent at most this often (and at its last run): each one
+/// re-renders the page on its thread, and E1's runs take a few ms each, several at once on
+/// several job workers; 20 updates a second move the bar smoothly.
+pub const PROGRESS_EVERY_MS: f64 = 50.0;
 
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
-type Scope = ReactorScope<ToWorker, FromWorker>;
+pub(crate) type Scope = ReactorScope<ToWorker, FromWorker>;
 
 /// The last job's plan and the runs it finished (all, or those before a cancel), kept to table
 /// another quantity of them on request.
-struct Finished {
-    job: u64,
-    plan: Plan,
-    results: Vec<RunResult>,
+pub(crate) struct Finished {
+    pub(crate) job: u64,
+    pub(crate) plan: Plan,
+    pub(crate) results: Vec<RunResult>,
 }
 
 #[reactor]
@@ -58,6 +67,10 @@ pub async fn SimWorker(mut scope: Scope) {
     let mut kept: Option<Traced> = None;
     // The last job's runs.
     let mut finished: Option<Finished> = None;
+    // The job worker's helpers, once the page has sent `Pool` (see `pool`).
+    let mut workers: Option<Pool> = None;
+    // A helper's job (see `pool`).
+    let mut helper = Helper::default();
     loop {
         let msg = match pending.take() {
             Some(m) => m,
@@ -74,7 +87,19 @@ pub async fn SimWorker(mut scope: Scope) {
                 crash::set_channel(crash_channel);
                 None
             }
-            ToWorker::Cancel { .. } => None, // nothing running
+            ToWorker::Pool {
+                script_url,
+                workers: n,
+            } => {
+                workers = Pool::spawn(&script_url, n);
+                None
+            }
+            ToWorker::Share { job, scenario_json } => helper.share(job, &scenario_json),
+            ToWorker::RunIndex { job, index } => helper.run(job, index),
+            ToWorker::Cancel { job } => {
+                helper.cancel(job); // a helper's queued runs of it; else nothing runs
+                None
+            }
             ToWorker::Crash { job } => crash_on_purpose(job),
             ToWorker::Bench { job, scenario_json } => Some(bench(job, &scenario_json)),
             ToWorker::Start {
@@ -83,7 +108,20 @@ pub async fn SimWorker(mut scope: Scope) {
                 quantity,
             } => {
                 finished = None;
-                pending = run_job(&mut scope, job, &scenario_json, quantity, &mut finished).await;
+                pending = match &mut workers {
+                    Some(pool) => {
+                        pool::run_job(
+                            &mut scope,
+                            pool,
+                            job,
+                            &scenario_json,
+                            quantity,
+                            &mut finished,
+                        )
+                        .await
+                    }
+                    None => run_job(&mut scope, job, &scenario_json, quantity, &mut finished).await,
+                };
                 None
             }
             ToWorker::Retable { job, quantity } => Some(match &finished {
@@ -156,24 +194,24 @@ fn no_trace(job: u64) -> FromWorker {
 }
 
 /// The page asked for a crash (`window.schedlabCrashWorker()`, for the end-to-end tests).
-fn crash_on_purpose(job: u64) -> ! {
+pub(crate) fn crash_on_purpose(job: u64) -> ! {
     panic!("a deliberate crash of the worker, asked for by the page (job {job})")
 }
 
-fn plan_of(scenario_json: &str) -> Result<Plan, String> {
+pub(crate) fn plan_of(scenario_json: &str) -> Result<Plan, String> {
     protocol::decode_scenario(scenario_json).and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
 }
 
 /// Whether a table is of a job still running (table and means only) or of one that stopped
 /// (with the per-run views and the results files: `ResultsVm::finished`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Stage {
+pub(crate) enum Stage {
     Running,
     Stopped,
 }
 
 /// The table of `results` as the page draws it (`results::ResultsVm`).
-fn table_message(
+pub(crate) fn table_message(
     job: u64,
     plan: &Plan,
     results: &[RunResult],
@@ -209,10 +247,17 @@ async fn run_job(
         }
     };
     let total = plan.len();
-    let _ = scope.send(FromWorker::Planned { job, total }).await;
+    let _ = scope
+        .send(FromWorker::Planned {
+            job,
+            total,
+            workers: 1,
+        })
+        .await;
     let start = now_ms();
     let mut last_yield = start;
     let mut last_table = f64::NEG_INFINITY;
+    let mut last_progress = f64::NEG_INFINITY;
     let mut results: Vec<RunResult> = Vec::with_capacity(total);
     for index in 0..total {
         match plan.run(index) {
@@ -235,7 +280,10 @@ async fn run_job(
             }
         }
         let done = results.len();
-        let _ = scope.send(FromWorker::Progress { job, done }).await;
+        if done == total || now_ms() - last_progress >= PROGRESS_EVERY_MS {
+            let _ = scope.send(FromWorker::Progress { job, done }).await;
+            last_progress = now_ms();
+        }
         if done < total && now_ms() - last_table >= TABLE_EVERY_MS {
             let _ = scope
                 .send(table_message(

@@ -32,7 +32,7 @@ use crate::protocol::{self, FromWorker, ToWorker};
 use crate::runview::RunPick;
 use crate::state::{self, Action, Page};
 use crate::view_params::ViewParams;
-use crate::workers::{use_sim_worker, WorkerEvent};
+use crate::workers::{use_sim_worker, use_sim_worker_then, WorkerEvent};
 
 /// The worker script trunk emits for the `worker` binary, relative to the page.
 pub const WORKER_PATH: &str = "worker.js";
@@ -51,6 +51,32 @@ pub fn App() -> Html {
 fn query() -> Option<UrlSearchParams> {
     let search = web_sys::window()?.location().search().ok()?;
     UrlSearchParams::new_with_str(&search).ok()
+}
+
+/// The job worker's `Pool` request: the worker script's absolute address, and the job workers
+/// the address asks for (`?workers=N`; 0, the default, for `navigator.hardwareConcurrency`,
+/// capped: `pool::job_workers`). The benchmark (`?bench=1`) measures one worker against one
+/// native thread, and no helper compiles its wasm beside it.
+fn pool_request() -> Option<ToWorker> {
+    let href = web_sys::window()?.location().href().ok()?;
+    let script_url = web_sys::Url::new_with_base(WORKER_PATH, &href).ok()?.href();
+    let q = query();
+    let bench = q
+        .as_ref()
+        .and_then(|q| q.get("bench"))
+        .is_some_and(|b| b == "1");
+    let workers = match q
+        .and_then(|q| q.get("workers"))
+        .and_then(|n| n.parse().ok())
+    {
+        _ if bench => 1,
+        Some(n) => n,
+        None => 0,
+    };
+    Some(ToWorker::Pool {
+        script_url,
+        workers,
+    })
 }
 
 fn now_ms() -> f64 {
@@ -86,9 +112,12 @@ fn Main() -> Html {
     });
     let next_job = use_mut_ref(|| Cell::new(0u64));
 
+    // The job worker spawns its helpers at once (`pool`), so they are ready when Run is pressed;
+    // `?workers=N` asks for N job workers (1: the sweep runs in the job worker alone).
+    let pool = use_memo((), |_| pool_request());
     let bridge = {
         let dispatch = page.dispatcher();
-        use_sim_worker(move |event| match event {
+        use_sim_worker_then((*pool).clone(), move |event| match event {
             WorkerEvent::Output(msg) => dispatch.dispatch(Action::Worker(msg, now_ms())),
             WorkerEvent::Crashed(r) => {
                 let message = r.page_message();

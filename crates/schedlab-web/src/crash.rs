@@ -40,6 +40,12 @@ pub fn set_channel(name: String) {
     ARMED.with(|a| a.borrow_mut().0 = Some(name));
 }
 
+/// Worker side: the channel this worker reports to, for the job workers it spawns
+/// ([`crate::pool`]), which report to the same page.
+pub fn channel() -> Option<String> {
+    ARMED.with(|a| a.borrow().0.clone())
+}
+
 /// Worker side: the job a panic from now on belongs to.
 pub fn set_job(job: u64) {
     ARMED.with(|a| a.borrow_mut().1 = job);

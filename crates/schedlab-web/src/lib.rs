@@ -18,6 +18,7 @@ pub mod export;
 pub mod link;
 pub mod perfetto_ui;
 pub mod plotly;
+pub mod pool;
 pub mod protocol;
 pub mod results;
 pub mod runview;

@@ -33,6 +33,18 @@ pub enum ToWorker {
     /// The first message on a bridge: the `BroadcastChannel` on which the worker reports a
     /// panic ([`crate::crash`]).
     Connect { crash_channel: String },
+    /// To the job worker, after `Connect`: spawn the helper job workers of [`crate::pool`] now
+    /// (before Run, so their wasm is compiled by the time it is pressed) from the worker script
+    /// at `script_url` (absolute: a worker's own address is a `blob:` one). `workers` is how
+    /// many job workers run a sweep: 0 for as many as `navigator.hardwareConcurrency`, capped at
+    /// `pool::MAX_JOB_WORKERS`; 1 runs it in the job worker itself, as before there was a pool.
+    Pool { script_url: String, workers: usize },
+    /// To a helper job worker ([`crate::pool`]): the scenario of `job`, whose runs follow one
+    /// `RunIndex` at a time; the helper builds its plan once.
+    Share { job: u64, scenario_json: String },
+    /// To a helper job worker: run plan index `index` of `job` (its `Share`d scenario) and
+    /// answer with its `Record` (or `Failed`); skipped if `job` was cancelled meanwhile.
+    RunIndex { job: u64, index: usize },
     /// Run every plan index of `scenario_json` in order, posting progress and (at most every
     /// `agent::TABLE_EVERY_MS`) the comparison table of the runs done so far, and stop early when a
     /// `Cancel` arrives (the worker looks for one between runs).
@@ -87,8 +99,10 @@ impl ToWorker {
     /// The job a request belongs to (`Connect` belongs to none).
     pub fn job(&self) -> Option<u64> {
         match self {
-            ToWorker::Connect { .. } => None,
+            ToWorker::Connect { .. } | ToWorker::Pool { .. } => None,
             ToWorker::Start { job, .. }
+            | ToWorker::Share { job, .. }
+            | ToWorker::RunIndex { job, .. }
             | ToWorker::Cancel { job }
             | ToWorker::Retable { job, .. }
             | ToWorker::Bench { job, .. }
@@ -107,8 +121,13 @@ impl ToWorker {
 /// From a worker to the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FromWorker {
-    /// The plan was built: `total` runs will follow unless cancelled.
-    Planned { job: u64, total: usize },
+    /// The plan was built: `total` runs will follow unless cancelled, on `workers` job workers
+    /// ([`crate::pool`]; 1 when the job worker runs them itself).
+    Planned {
+        job: u64,
+        total: usize,
+        workers: usize,
+    },
     /// `done` runs of the job have finished.
     Progress { job: u64, done: usize },
     /// The comparison table of the `done` runs finished so far as the page draws it
@@ -118,6 +137,14 @@ pub enum FromWorker {
         job: u64,
         done: usize,
         results_json: String,
+    },
+    /// From a helper job worker to the job worker ([`crate::pool`]): run `index` of `job` as a
+    /// records line (`records::RunRecord::to_line`: every field of the run's result, floats
+    /// read back exactly), which the job worker tables by index as if it had run it itself.
+    Record {
+        job: u64,
+        index: usize,
+        line: String,
     },
     /// All runs of the job finished (the last `Table` came before this).
     Done { job: u64, elapsed_ms: f64 },
@@ -164,6 +191,7 @@ impl FromWorker {
             FromWorker::Planned { job, .. }
             | FromWorker::Progress { job, .. }
             | FromWorker::Table { job, .. }
+            | FromWorker::Record { job, .. }
             | FromWorker::Done { job, .. }
             | FromWorker::Cancelled { job, .. }
             | FromWorker::Failed { job, .. }

@@ -124,6 +124,8 @@ pub struct Page {
     /// Runs of the current job finished.
     pub done: usize,
     pub total: usize,
+    /// The job workers the current job runs on (0 until its plan is built).
+    pub workers: usize,
     /// The table of the finished runs as the worker last sent it, with its figures (and, once
     /// the job stopped, its per-run views and files).
     pub results: Option<Rc<ResultsVm>>,
@@ -222,6 +224,7 @@ impl Page {
             scenario: None,
             done: 0,
             total: 0,
+            workers: 0,
             results: None,
             table: None,
             bench_job: 0,
@@ -371,6 +374,7 @@ impl Page {
         ProgressVm {
             done: self.done,
             total: self.total,
+            workers: self.workers,
         }
     }
 
@@ -386,6 +390,7 @@ impl Page {
         self.scenario = None;
         self.done = 0;
         self.total = 0;
+        self.workers = 0;
         self.results = None;
         self.table = None;
         self.retabling = false;
@@ -533,7 +538,10 @@ impl Page {
             return;
         }
         match msg {
-            FromWorker::Planned { total, .. } => self.total = total,
+            FromWorker::Planned { total, workers, .. } => {
+                self.total = total;
+                self.workers = workers;
+            }
             FromWorker::Progress { done, .. } => self.done = done,
             FromWorker::Table {
                 done, results_json, ..
@@ -554,6 +562,7 @@ impl Page {
                 self.message = message;
             }
             FromWorker::BenchDone { .. }
+            | FromWorker::Record { .. }
             | FromWorker::Traced { .. }
             | FromWorker::DecisionPage { .. }
             | FromWorker::FtraceText { .. }
@@ -758,13 +767,15 @@ mod tests {
             [FromWorker::Planned {
                 job: 2,
                 total: plan.len(),
+                workers: 2,
             }],
         );
         assert_eq!(
             page.progress(),
             ProgressVm {
                 done: 0,
-                total: plan.len()
+                total: plan.len(),
+                workers: 2,
             }
         );
         let all: Vec<RunResult> = (0..plan.len()).map(|i| plan.run(i).unwrap()).collect();

@@ -327,6 +327,8 @@ impl TableVm {
 pub struct ProgressVm {
     pub done: usize,
     pub total: usize,
+    /// The job workers the runs are spread over (0 before the plan is built).
+    pub workers: usize,
 }
 
 impl ProgressVm {
@@ -339,7 +341,10 @@ impl ProgressVm {
     }
 
     pub fn label(&self) -> String {
-        format!("{} / {} runs", self.done, self.total)
+        match self.workers {
+            0 | 1 => format!("{} / {} runs", self.done, self.total),
+            n => format!("{} / {} runs on {n} workers", self.done, self.total),
+        }
     }
 }
 
@@ -778,8 +783,14 @@ mod tests {
 
     #[test]
     fn progress() {
-        let p = ProgressVm { done: 3, total: 12 };
+        let mut p = ProgressVm {
+            done: 3,
+            total: 12,
+            workers: 1,
+        };
         assert_eq!(p.label(), "3 / 12 runs");
+        p.workers = 4;
+        assert_eq!(p.label(), "3 / 12 runs on 4 workers");
         assert_eq!(p.percent(), 25.0);
         assert_eq!(ProgressVm::default().percent(), 0.0);
     }

@@ -40,6 +40,19 @@ pub fn use_sim_worker<F>(on_event: F) -> UseReactorBridgeHandle<SimWorker>
 where
     F: Fn(WorkerEvent) + 'static,
 {
+    use_sim_worker_then(None, on_event)
+}
+
+/// [`use_sim_worker`] whose worker, the first and every replacement, is sent `after_connect`
+/// right after `Connect` (the job worker's `ToWorker::Pool`).
+#[hook]
+pub fn use_sim_worker_then<F>(
+    after_connect: Option<ToWorker>,
+    on_event: F,
+) -> UseReactorBridgeHandle<SimWorker>
+where
+    F: Fn(WorkerEvent) + 'static,
+{
     let channel = use_memo((), |_| crash::new_channel_name());
     let generation = use_reducer(Generation::default);
     let handler: Rc<RefCell<Option<Handler>>> = use_mut_ref(|| None);
@@ -92,6 +105,9 @@ where
             bridge.send(ToWorker::Connect {
                 crash_channel: channel,
             });
+            if let Some(m) = after_connect {
+                bridge.send(m);
+            }
         });
     }
     bridge

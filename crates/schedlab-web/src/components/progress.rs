@@ -19,7 +19,8 @@ pub fn Progress(props: &ProgressProps) -> Html {
         <section class={classes!("progress", props.state)} id="status" data-state={props.state}
             aria-live="polite">
             <progress id="progress" max={p.total.max(1).to_string()} value={p.done.to_string()}></progress>
-            <span id="progress-text" data-done={p.done.to_string()} data-total={p.total.to_string()}>
+            <span id="progress-text" data-done={p.done.to_string()} data-total={p.total.to_string()}
+                data-workers={p.workers.to_string()}>
                 { p.label() }
             </span>
             <span class="status-message" id="status-message">{ props.message.clone() }</span>
