@@ -1,10 +1,75 @@
 // The wasm benchmark: the release page (dist/) in headless Chromium runs the whole E1 sweep in its
 // Web Worker (?bench=1: no yielding, no per-run messages) and reports the worker's wall time.
 // Before that, from a cold cache, the time a visitor waits from loading E1 to its first results.
+// Then, in one page, the bench matrix's cells one after another in the job worker
+// (`window.schedlabBench(name)`: $SCHEDLAB_BENCH_CELLS, comma-separated, from `schedlab bench
+// --list`), and the whole E2 suite as a visitor runs it ($SCHEDLAB_BENCH_E2=0 skips it).
+// Every figure is also printed as one `BENCH {json}` line, which `cargo xtask bench` reads into
+// its table.
 //   node tests/e2e/bench.mjs     (cargo xtask bench runs it after `trunk build --release`)
 import { distDir, launch, serve } from './lib.mjs';
 
 const scenario = process.env.SCHEDLAB_SCENARIO || 'hikey960-asym-packing';
+const cells = (process.env.SCHEDLAB_BENCH_CELLS || '').split(',').filter((n) => n);
+const e2Suite = ['cascadelake-fi-tbench', 'cascadelake-fi-kernbench', 'cascadelake-fi-gitsource'];
+
+/** One figure for `cargo xtask bench`. */
+function report(fields) {
+  console.log('BENCH ' + JSON.stringify(fields));
+}
+
+/**
+ * The bench matrix's cells in one page, one after another, in the job worker: each is opened by
+ * name in the worker (`Opening::Named`, as the check worker opens a `?scenario=` name) and timed
+ * there, like the ?bench=1 sweep.
+ */
+async function benchCells(ctx, url, names) {
+  const page = await ctx.context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', String(e)));
+  await page.goto(`${url}?scenario=${scenario}`);
+  await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
+  console.log(`bench matrix in the page's job worker, ${names.length} cells:`);
+  for (const name of names) {
+    const job = await page.evaluate((n) => window.schedlabBench(n), name);
+    if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
+    const sel = `#bench-result[data-job="${job}"]`;
+    await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, {
+      timeout: 10 * 60 * 1000,
+    });
+    if ((await page.getAttribute(sel, 'data-state')) !== 'done') {
+      throw new Error(`${name}: ${await page.textContent(sel)}`);
+    }
+    const ms = Number(await page.getAttribute(sel, 'data-elapsed-ms'));
+    const events = Number(await page.getAttribute(sel, 'data-events'));
+    const busyNs = Number(await page.getAttribute(sel, 'data-busy-cpu-ns'));
+    const runs = Number(await page.getAttribute(sel, 'data-runs'));
+    console.log(`  ${name}: ${(ms / 1000).toFixed(3)} s, ${events} events`);
+    report({ kind: 'cell', scenario: name, runs, elapsed_ms: ms, events, busy_cpu_ns: busyNs });
+  }
+  await page.close();
+}
+
+/** The whole E2 suite as a visitor runs it: each member opened, Run, until its table is done. */
+async function e2SuiteTiming(ctx, url) {
+  const page = await ctx.context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', String(e)));
+  let total = 0;
+  for (const name of e2Suite) {
+    const t0 = Date.now();
+    await page.goto(`${url}?scenario=${name}`);
+    await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
+    await page.click('#run');
+    await page.waitForSelector('#status[data-state="done"]', { timeout: 20 * 60 * 1000 });
+    const ms = Date.now() - t0;
+    const runs = await page.getAttribute('#progress-text', 'data-total');
+    console.log(`  ${name}, ${runs} runs as shipped: ${(ms / 1000).toFixed(3)} s (load to whole table)`);
+    report({ kind: 'page', what: `${name}`, runs: Number(runs), ms });
+    total += ms;
+  }
+  console.log(`whole E2 suite in the page: ${(total / 1000).toFixed(3)} s`);
+  report({ kind: 'page', what: 'E2 suite', ms: total });
+  await page.close();
+}
 const server = await serve(distDir());
 const ctx = await launch();
 try {
@@ -27,6 +92,7 @@ try {
     console.log(`  Run ready after the check: ${(ready / 1000).toFixed(3)} s`);
     console.log(`  first results in the table: ${(first / 1000).toFixed(3)} s`);
     console.log(`  whole table: ${(done / 1000).toFixed(3)} s`);
+    report({ kind: 'page', what: 'E1 cold', runs: Number(runs), ready_ms: ready, first_ms: first, done_ms: done });
     await page.close();
   }
   const page = await ctx.context.newPage();
@@ -46,6 +112,10 @@ try {
   console.log(`  wall time in the worker: ${(ms / 1000).toFixed(3)} s`);
   console.log(`  simulated CPU-seconds per wall second: ${rate.toFixed(1)}`);
   console.log(`  page load to result: ${((Date.now() - t0) / 1000).toFixed(3)} s`);
+  report({ kind: 'sweep', scenario, runs, elapsed_ms: ms, cpu_s_per_s: rate });
+  await page.close();
+  if (cells.length) await benchCells(ctx, server.url, cells);
+  if (process.env.SCHEDLAB_BENCH_E2 !== '0') await e2SuiteTiming(ctx, server.url);
 } finally {
   await ctx.close();
   await server.close();

@@ -55,6 +55,11 @@ pub enum ToWorker {
     /// Run the whole plan without yielding or posting per-run results, and report the wall time
     /// measured inside the worker (`cargo xtask bench`).
     Bench { job: u64, scenario_json: String },
+    /// [`ToWorker::Bench`] of a scenario the worker opens itself by [`Opening::open`], as the
+    /// check worker opens a `?scenario=` name the page's list lacks: `cargo xtask bench` runs the
+    /// bench matrix's cells (`schedlab_core::bench`) one after another in one page
+    /// (`window.schedlabBench(name)`), none of which is in the page's wasm.
+    BenchOpening { job: u64, opening: Opening },
     /// Record one run traced; the worker keeps the trace for the `Decisions` and `Ftrace`
     /// requests that follow, and answers with its detail (timeline, counters, log size).
     Trace {
@@ -92,6 +97,7 @@ impl ToWorker {
             | ToWorker::Cancel { job }
             | ToWorker::Retable { job, .. }
             | ToWorker::Bench { job, .. }
+            | ToWorker::BenchOpening { job, .. }
             | ToWorker::Trace { job, .. }
             | ToWorker::Decisions { job, .. }
             | ToWorker::Ftrace { job }
@@ -126,13 +132,15 @@ pub enum FromWorker {
     /// The scenario, a run or a request failed; the message is the core's error text. A worker
     /// that panicked reports through [`crate::crash`] instead, with the same shape.
     Failed { job: u64, message: String },
-    /// A bench job finished: `runs` runs in `elapsed_ms` of wall time inside the worker.
+    /// A bench job finished: `runs` runs in `elapsed_ms` of wall time inside the worker, with
+    /// `events` simulation events in all.
     BenchDone {
         job: u64,
         runs: usize,
         elapsed_ms: f64,
         busy_cpu_ns: u64,
         sim_ns: u64,
+        events: u64,
     },
     /// A traced run: `detail_json` is a [`RunDetailVm`].
     Traced { job: u64, detail_json: String },
@@ -266,7 +274,9 @@ impl Opening {
     pub fn open(&self) -> Result<Scenario, String> {
         match self {
             Opening::Share(payload) => crate::link::decode(payload).map_err(|e| e.to_string()),
-            Opening::Named { name, .. } => match schedlab_core::check::scenario(name) {
+            Opening::Named { name, .. } => match schedlab_core::check::scenario(name)
+                .or_else(|| schedlab_core::bench::scenario(name))
+            {
                 Some(s) => s.map_err(|e| e.to_string()),
                 None => schedlab_core::scenarios::builtin(name).map_err(|e| e.to_string()),
             },

@@ -1,0 +1,291 @@
+//! `cargo xtask bench`: the issue-13 table, one run of everything.
+//!
+//! Rows: the bench matrix's cells (`schedlab bench --list`: `schedlab_core::bench`, workload x
+//! machine of 8, 24, 96 and 384 CPUs) and E1's whole sweep (`hikey960-asym-packing`, 512 runs).
+//! How each figure is measured:
+//! - native `events`, `wall`: `schedlab bench NAME --jobs 1 --format json` (the release CLI, one
+//!   thread, so it compares with the page's one worker), the fastest of [`REPEAT`] invocations
+//!   (the machine is shared; the fastest is the one least disturbed). `wall` is the CLI's own
+//!   clock around the runs only (plan built before it starts, no process start-up).
+//!   `events/s` = events / wall; `CPU-s/s` = simulated busy CPU-seconds / wall.
+//! - `instr/ev` (when `valgrind` runs): callgrind's total `Collected` Ir of the same command,
+//!   minus that of `--dry-run` (process start-up, scenario and plan built, no run), divided by
+//!   the events: the instructions of the runs themselves, world set-up included; `Minstr/CPU-s`
+//!   is the same count per simulated busy CPU-second. Instruction counts repeat exactly from one
+//!   invocation to the next whatever else the machine does, which wall time does not.
+//! - wasm: the release page (dist/) in headless Chromium (tests/e2e/bench.mjs): one page, the
+//!   job worker runs each cell in turn (`window.schedlabBench(name)`; E1 by `?bench=1`), timed
+//!   inside the worker around the runs; `wasm/nat` = wasm wall / native wall.
+//! - page: from a cold cache, E1 as shipped (Run ready, first results, whole table), and the whole
+//!   E2 suite (its three scenarios opened and run in turn as a visitor does, load to whole
+//!   table, summed).
+//!
+//! `SCHEDLAB_BENCH_VALGRIND=0` skips callgrind, `SCHEDLAB_BENCH_E2=0` the E2 suite,
+//! `SCHEDLAB_BENCH_WASM=0` the browser (native columns only).
+
+use crate::{cmd, flush, header, Ctx, Result};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+/// Native invocations per cell; the fastest counts.
+const REPEAT: usize = 3;
+/// E1's sweep, the row the issue's first figures are about.
+const E1: &str = "hikey960-asym-packing";
+
+#[derive(Default)]
+struct Row {
+    events: u64,
+    busy_cpu_ns: u64,
+    wall_s: f64,
+    instructions: Option<u64>,
+    wasm_s: Option<f64>,
+}
+
+#[derive(Default)]
+struct Page {
+    e1: Option<(u64, f64, f64, f64)>,
+    e2_ms: Option<f64>,
+    e2_members: Vec<(String, u64, f64)>,
+}
+
+impl Ctx {
+    pub(crate) fn bench(&self) -> Result {
+        let wasm = std::env::var("SCHEDLAB_BENCH_WASM").as_deref() != Ok("0");
+        if wasm {
+            self.setup()?;
+        }
+        self.step(
+            "cargo build --release -p schedlab-cli",
+            cmd("cargo", &["build", "--release", "-p", "schedlab-cli"]),
+        )?;
+        let cli = self.cli_path();
+        let cli = cli.to_str().ok_or("the CLI's path is not UTF-8")?;
+        let list = crate::capture(cmd(cli, &["bench", "--list"]))?;
+        let mut names: Vec<String> = list.lines().map(str::to_string).collect();
+        names.push(E1.to_string());
+        let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+
+        let n = self.begin_step("native: schedlab bench NAME --jobs 1 --format json");
+        let t = std::time::Instant::now();
+        for name in &names {
+            let mut best: Option<Row> = None;
+            for _ in 0..REPEAT {
+                let out = crate::capture(cmd(
+                    cli,
+                    &["bench", name, "--jobs", "1", "--format", "json"],
+                ))?;
+                let v: Value = serde_json::from_str(out.trim())
+                    .map_err(|e| format!("schedlab bench {name}: not JSON ({e}): {out}"))?;
+                let row = Row {
+                    events: v["events"].as_u64().unwrap_or(0),
+                    busy_cpu_ns: v["busy_cpu_ns"].as_u64().unwrap_or(0),
+                    wall_s: v["wall_s"].as_f64().unwrap_or(0.0),
+                    ..Row::default()
+                };
+                if best.as_ref().is_none_or(|b| row.wall_s < b.wall_s) {
+                    best = Some(row);
+                }
+            }
+            let best = best.unwrap_or_default();
+            println!(
+                "  {name}: {} events, {:.3} s (fastest of {REPEAT})",
+                best.events, best.wall_s
+            );
+            flush();
+            rows.insert(name.clone(), best);
+        }
+        println!("--- [{n}] native: ok ({:.0} s)", t.elapsed().as_secs_f64());
+
+        let valgrind = std::env::var("SCHEDLAB_BENCH_VALGRIND").as_deref() != Ok("0")
+            && crate::version_of("valgrind", "--version").is_some();
+        if valgrind {
+            let n = self.begin_step("instructions: valgrind --tool=callgrind, run minus --dry-run");
+            let t = std::time::Instant::now();
+            for name in &names {
+                let whole = callgrind(cli, &["bench", name, "--jobs", "1", "--format", "json"])?;
+                let fixed = callgrind(cli, &["bench", name, "--jobs", "1", "--dry-run"])?;
+                let ir = whole.saturating_sub(fixed);
+                println!("  {name}: {whole} - {fixed} = {ir} instructions");
+                flush();
+                if let Some(r) = rows.get_mut(name) {
+                    r.instructions = Some(ir);
+                }
+            }
+            println!(
+                "--- [{n}] instructions: ok ({:.0} s)",
+                t.elapsed().as_secs_f64()
+            );
+        } else {
+            println!("\n(valgrind not run: no instructions per event)");
+        }
+
+        let mut page = Page::default();
+        if wasm {
+            self.step(
+                "trunk build --release",
+                cmd("trunk", &["build", "--release"]),
+            )?;
+            let cells: Vec<&str> = names
+                .iter()
+                .map(String::as_str)
+                .filter(|n| *n != E1)
+                .collect();
+            let mut node = cmd("node", &["tests/e2e/bench.mjs"]);
+            node.env("SCHEDLAB_DIST", self.root.join("dist"))
+                .env("SCHEDLAB_SCENARIO", E1)
+                .env("SCHEDLAB_BENCH_CELLS", cells.join(","));
+            let mut figures: Vec<Value> = Vec::new();
+            self.step_with_lines(
+                "wasm: the cells and E1's sweep in headless Chromium, and the page timings",
+                node,
+                |line| {
+                    if let Some(json) = line.strip_prefix("BENCH ") {
+                        if let Ok(v) = serde_json::from_str(json) {
+                            figures.push(v);
+                        }
+                    }
+                },
+            )?;
+            for v in &figures {
+                let ms = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+                match v["kind"].as_str() {
+                    Some("cell" | "sweep") => {
+                        if let Some(r) = v["scenario"].as_str().and_then(|s| rows.get_mut(s)) {
+                            r.wasm_s = Some(ms("elapsed_ms") / 1e3);
+                        }
+                    }
+                    Some("page") => match v["what"].as_str() {
+                        Some("E1 cold") => {
+                            page.e1 = Some((
+                                v["runs"].as_u64().unwrap_or(0),
+                                ms("ready_ms"),
+                                ms("first_ms"),
+                                ms("done_ms"),
+                            ))
+                        }
+                        Some("E2 suite") => page.e2_ms = Some(ms("ms")),
+                        Some(member) => page.e2_members.push((
+                            member.to_string(),
+                            v["runs"].as_u64().unwrap_or(0),
+                            ms("ms"),
+                        )),
+                        None => {}
+                    },
+                    _ => {}
+                }
+            }
+        }
+        header("the bench table (cargo xtask bench)");
+        print!("{}", table(&names, &rows, &page));
+        flush();
+        Ok(())
+    }
+}
+
+/// callgrind's `Collected` instruction count of one command (its output file thrown away).
+fn callgrind(cli: &str, args: &[&str]) -> Result<u64> {
+    let out = Command::new("valgrind")
+        .args(["--tool=callgrind", "--callgrind-out-file=/dev/null", cli])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot start valgrind: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("valgrind {cli} {}: {err}", args.join(" ")));
+    }
+    err.lines()
+        .find_map(|l| {
+            let (_, n) = l.split_once("Collected :")?;
+            n.trim().parse().ok()
+        })
+        .ok_or_else(|| format!("no 'Collected' line from callgrind: {err}"))
+}
+
+fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "{:<24} {:>5} | {:>10} {:>8} {:>7} {:>8} {:>8} {:>10} | {:>8} {:>7} {:>8} {:>8}\n",
+        "", "", "native", "", "", "", "", "", "wasm", "", "", ""
+    ));
+    s.push_str(&format!(
+        "{:<24} {:>5} | {:>10} {:>8} {:>7} {:>8} {:>8} {:>10} | {:>8} {:>7} {:>8} {:>8}\n",
+        "scenario",
+        "CPUs",
+        "events",
+        "wall s",
+        "Mev/s",
+        "CPU-s/s",
+        "instr/ev",
+        "Minstr/CPUs",
+        "wall s",
+        "Mev/s",
+        "CPU-s/s",
+        "wasm/nat"
+    ));
+    s.push_str(&format!("{}\n", "-".repeat(24 + 6 + 57 + 3 + 36)));
+    for name in names {
+        let Some(r) = rows.get(name) else { continue };
+        let cpus = name
+            .strip_prefix("bench-")
+            .and_then(|n| n.rsplit('-').next())
+            .unwrap_or(if name == E1 { "8" } else { "" });
+        let busy = r.busy_cpu_ns as f64 / 1e9;
+        let (ipe, ipc) = match r.instructions {
+            Some(ir) if r.events > 0 => (
+                format!("{:.0}", ir as f64 / r.events as f64),
+                format!("{:.2}", ir as f64 / 1e6 / busy),
+            ),
+            _ => ("-".into(), "-".into()),
+        };
+        let wasm = match r.wasm_s {
+            Some(w) if w > 0.0 => format!(
+                "{:>8.3} {:>7.2} {:>8.0} {:>8.2}",
+                w,
+                r.events as f64 / 1e6 / w,
+                busy / w,
+                w / r.wall_s
+            ),
+            _ => format!("{:>8} {:>7} {:>8} {:>8}", "-", "-", "-", "-"),
+        };
+        s.push_str(&format!(
+            "{:<24} {:>5} | {:>10} {:>8.3} {:>7.2} {:>8.0} {:>8} {:>10} | {}\n",
+            name,
+            cpus,
+            r.events,
+            r.wall_s,
+            r.events as f64 / 1e6 / r.wall_s,
+            busy / r.wall_s,
+            ipe,
+            ipc,
+            wasm
+        ));
+    }
+    s.push_str(
+        "(native: one thread, fastest of 3; instr: callgrind of the runs (whole command minus \
+         --dry-run); wasm: the page's job worker, one thread)\n",
+    );
+    if let Some((runs, ready, first, done)) = page.e1 {
+        s.push_str(&format!(
+            "page, cold cache, E1 as shipped ({runs} runs): Run ready {:.3} s, first results {:.3} s, whole table {:.3} s\n",
+            ready / 1e3,
+            first / 1e3,
+            done / 1e3
+        ));
+    }
+    if let Some(ms) = page.e2_ms {
+        let members: Vec<String> = page
+            .e2_members
+            .iter()
+            .map(|(n, runs, ms)| format!("{n} {runs} runs {:.1} s", ms / 1e3))
+            .collect();
+        s.push_str(&format!(
+            "page, whole E2 suite as shipped: {:.3} s ({})\n",
+            ms / 1e3,
+            members.join(", ")
+        ));
+    }
+    s
+}
