@@ -11,6 +11,8 @@ import { distDir, launch, serve } from './lib.mjs';
 
 const scenario = process.env.SCHEDLAB_SCENARIO || 'hikey960-asym-packing';
 const cells = (process.env.SCHEDLAB_BENCH_CELLS || '').split(',').filter((n) => n);
+// Each cell runs this many times; the fastest counts (the machine is shared), as natively.
+const repeat = Number(process.env.SCHEDLAB_BENCH_REPEAT || 3);
 const e2Suite = ['cascadelake-fi-tbench', 'cascadelake-fi-kernbench', 'cascadelake-fi-gitsource'];
 
 /** One figure for `cargo xtask bench`. */
@@ -21,7 +23,7 @@ function report(fields) {
 /**
  * The bench matrix's cells in one page, one after another, in the job worker: each is opened by
  * name in the worker (`Opening::Named`, as the check worker opens a `?scenario=` name) and timed
- * there, like the ?bench=1 sweep.
+ * there, like the ?bench=1 sweep; the fastest of `repeat` runs counts.
  */
 async function benchCells(ctx, url, names) {
   const page = await ctx.context.newPage();
@@ -30,21 +32,31 @@ async function benchCells(ctx, url, names) {
   await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
   console.log(`bench matrix in the page's job worker, ${names.length} cells:`);
   for (const name of names) {
-    const job = await page.evaluate((n) => window.schedlabBench(n), name);
-    if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
-    const sel = `#bench-result[data-job="${job}"]`;
-    await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, {
-      timeout: 10 * 60 * 1000,
-    });
-    if ((await page.getAttribute(sel, 'data-state')) !== 'done') {
-      throw new Error(`${name}: ${await page.textContent(sel)}`);
+    let best = null;
+    for (let i = 0; i < repeat; i++) {
+      const job = await page.evaluate((n) => window.schedlabBench(n), name);
+      if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
+      const sel = `#bench-result[data-job="${job}"]`;
+      await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, {
+        timeout: 10 * 60 * 1000,
+      });
+      if ((await page.getAttribute(sel, 'data-state')) !== 'done') {
+        throw new Error(`${name}: ${await page.textContent(sel)}`);
+      }
+      const ms = Number(await page.getAttribute(sel, 'data-elapsed-ms'));
+      if (best === null || ms < best.elapsed_ms) {
+        best = {
+          kind: 'cell',
+          scenario: name,
+          runs: Number(await page.getAttribute(sel, 'data-runs')),
+          elapsed_ms: ms,
+          events: Number(await page.getAttribute(sel, 'data-events')),
+          busy_cpu_ns: Number(await page.getAttribute(sel, 'data-busy-cpu-ns')),
+        };
+      }
     }
-    const ms = Number(await page.getAttribute(sel, 'data-elapsed-ms'));
-    const events = Number(await page.getAttribute(sel, 'data-events'));
-    const busyNs = Number(await page.getAttribute(sel, 'data-busy-cpu-ns'));
-    const runs = Number(await page.getAttribute(sel, 'data-runs'));
-    console.log(`  ${name}: ${(ms / 1000).toFixed(3)} s, ${events} events`);
-    report({ kind: 'cell', scenario: name, runs, elapsed_ms: ms, events, busy_cpu_ns: busyNs });
+    console.log(`  ${name}: ${(best.elapsed_ms / 1000).toFixed(3)} s (fastest of ${repeat}), ${best.events} events`);
+    report(best);
   }
   await page.close();
 }

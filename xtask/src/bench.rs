@@ -14,8 +14,10 @@
 //!   is the same count per simulated busy CPU-second. Instruction counts repeat exactly from one
 //!   invocation to the next whatever else the machine does, which wall time does not.
 //! - wasm: the release page (dist/) in headless Chromium (tests/e2e/bench.mjs): one page, the
-//!   job worker runs each cell in turn (`window.schedlabBench(name)`; E1 by `?bench=1`), timed
-//!   inside the worker around the runs; `wasm/nat` = wasm wall / native wall.
+//!   job worker runs each row in turn (`window.schedlabBench(name)`, E1 included), timed inside
+//!   the worker around the runs, the fastest of 3 as natively; `wasm/nat` = wasm wall / native
+//!   wall. (bench.mjs also prints E1 by `?bench=1` on its own page load, as before; the table
+//!   takes the cell's figure.)
 //! - page: from a cold cache, E1 as shipped (Run ready, first results, whole table), and the whole
 //!   E2 suite (its three scenarios opened and run in turn as a visitor does, load to whole
 //!   table, summed).
@@ -126,11 +128,7 @@ impl Ctx {
                 "trunk build --release",
                 cmd("trunk", &["build", "--release"]),
             )?;
-            let cells: Vec<&str> = names
-                .iter()
-                .map(String::as_str)
-                .filter(|n| *n != E1)
-                .collect();
+            let cells: Vec<&str> = names.iter().map(String::as_str).collect();
             let mut node = cmd("node", &["tests/e2e/bench.mjs"]);
             node.env("SCHEDLAB_DIST", self.root.join("dist"))
                 .env("SCHEDLAB_SCENARIO", E1)
@@ -204,14 +202,48 @@ fn callgrind(cli: &str, args: &[&str]) -> Result<u64> {
         .ok_or_else(|| format!("no 'Collected' line from callgrind: {err}"))
 }
 
+/// Instructions per event of each workload's cells against its 8-CPU cell (the issue's goal:
+/// 96 CPUs within 1.5x, 384 within 2x).
+fn growth(names: &[String], rows: &BTreeMap<String, Row>) -> String {
+    let per_event = |n: &str| {
+        let r = rows.get(n)?;
+        Some(r.instructions? as f64 / r.events.max(1) as f64)
+    };
+    let mut s = String::new();
+    for name in names {
+        let Some(rest) = name.strip_prefix("bench-") else {
+            continue;
+        };
+        let Some((workload, cpus)) = rest.rsplit_once('-') else {
+            continue;
+        };
+        if cpus == "8" {
+            continue;
+        }
+        let (Some(base), Some(this)) = (per_event(&format!("bench-{workload}-8")), per_event(name))
+        else {
+            continue;
+        };
+        if !s.contains(&format!("{workload}:")) {
+            s.push_str(&format!("\n  {workload}:"));
+        }
+        s.push_str(&format!(" {cpus} CPUs {:.2}x", this / base));
+    }
+    if s.is_empty() {
+        s
+    } else {
+        format!("instructions per event against 8 CPUs:{s}\n")
+    }
+}
+
 fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "{:<24} {:>5} | {:>10} {:>8} {:>7} {:>8} {:>8} {:>10} | {:>8} {:>7} {:>8} {:>8}\n",
+        "{:<24} {:>5} | {:>10} {:>8} {:>7} {:>8} {:>8} {:>12} | {:>8} {:>7} {:>8} {:>8}\n",
         "", "", "native", "", "", "", "", "", "wasm", "", "", ""
     ));
     s.push_str(&format!(
-        "{:<24} {:>5} | {:>10} {:>8} {:>7} {:>8} {:>8} {:>10} | {:>8} {:>7} {:>8} {:>8}\n",
+        "{:<24} {:>5} | {:>10} {:>8} {:>7} {:>8} {:>8} {:>12} | {:>8} {:>7} {:>8} {:>8}\n",
         "scenario",
         "CPUs",
         "events",
@@ -219,13 +251,13 @@ fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String 
         "Mev/s",
         "CPU-s/s",
         "instr/ev",
-        "Minstr/CPUs",
+        "Minstr/CPU-s",
         "wall s",
         "Mev/s",
         "CPU-s/s",
         "wasm/nat"
     ));
-    s.push_str(&format!("{}\n", "-".repeat(24 + 6 + 57 + 3 + 36)));
+    s.push_str(&format!("{}\n", "-".repeat(24 + 6 + 59 + 3 + 36)));
     for name in names {
         let Some(r) = rows.get(name) else { continue };
         let cpus = name
@@ -251,7 +283,7 @@ fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String 
             _ => format!("{:>8} {:>7} {:>8} {:>8}", "-", "-", "-", "-"),
         };
         s.push_str(&format!(
-            "{:<24} {:>5} | {:>10} {:>8.3} {:>7.2} {:>8.0} {:>8} {:>10} | {}\n",
+            "{:<24} {:>5} | {:>10} {:>8.3} {:>7.2} {:>8.0} {:>8} {:>12} | {}\n",
             name,
             cpus,
             r.events,
@@ -265,8 +297,9 @@ fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String 
     }
     s.push_str(
         "(native: one thread, fastest of 3; instr: callgrind of the runs (whole command minus \
-         --dry-run); wasm: the page's job worker, one thread)\n",
+         --dry-run); wasm: the page's job worker, one thread, fastest of 3)\n",
     );
+    s.push_str(&growth(names, rows));
     if let Some((runs, ready, first, done)) = page.e1 {
         s.push_str(&format!(
             "page, cold cache, E1 as shipped ({runs} runs): Run ready {:.3} s, first results {:.3} s, whole table {:.3} s\n",

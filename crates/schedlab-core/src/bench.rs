@@ -14,16 +14,18 @@
 //! hybrid with SMT), Cascade Lake 8260L (96 CPUs, 2 sockets) and EPYC 9654 2S (384 CPUs).
 //!
 //! Workloads ([`WORKLOADS`]), each sized so that every machine gets about the same simulated work
-//! (busy CPU-seconds or messages), which keeps a cell at ~0.1-2 s of native wall time on this
-//! project's machines and makes the rows of one workload comparable per unit of work:
-//! - `sysbench`: sysbench-cpu with one thread per CPU, `--max-time` = 960 busy CPU-seconds / CPUs
-//!   (120 s of machine time on 8 CPUs, 2.5 s on 384): ticks of CPUs with one runnable task, PELT
+//! (busy CPU-seconds or messages), which keeps a cell at ~0.15-0.8 s of native wall time on one
+//! thread of this project's machines (before issue 13's work; enough that a shared machine's noise
+//! is small against it, few enough that callgrind runs all of them in ~5 minutes) and makes the
+//! rows of one workload comparable per unit of work:
+//! - `sysbench`: sysbench-cpu with one thread per CPU, `--max-time` = 2880 busy CPU-seconds / CPUs
+//!   (360 s of machine time on 8 CPUs, 7.5 s on 384): ticks of CPUs with one runnable task, PELT
 //!   and the periodic balancer, the cheapest simulated second there is;
-//! - `tbench`: CPUs / 2 client/server pairs (E2's transaction sizes and costs), 128 / CPUs seconds
-//!   after a 100 ms warm-up (each pair keeps about one CPU busy: ~64 busy CPU-seconds per cell):
+//! - `tbench`: CPUs / 2 client/server pairs (E2's transaction sizes and costs), 384 / CPUs seconds
+//!   after a 100 ms warm-up (each pair keeps about one CPU busy: ~190 busy CPU-seconds per cell):
 //!   sync wake-ups, `select_idle_sibling()`, newly-idle balancing, schedutil updates;
 //! - `hackbench`: `perf bench sched messaging` with CPUs / 8 groups (at least one) of 20 + 20
-//!   tasks and 640 / groups loops (256 000 messages per cell): the wake-up-heaviest load, many
+//!   tasks and 2560 / groups loops (about 10^6 messages per cell): the wake-up-heaviest load, many
 //!   tasks per CPU.
 
 use crate::error::{Error, Result};
@@ -45,11 +47,11 @@ pub const MACHINES: &[(&str, u32)] = &[
 pub const WORKLOADS: &[&str] = &["sysbench", "tbench", "hackbench"];
 
 /// Busy CPU-seconds of a `sysbench` cell.
-const SYSBENCH_CPU_SECONDS: u64 = 960;
+const SYSBENCH_CPU_SECONDS: u64 = 2880;
 /// Machine time of a `tbench` cell on one CPU, in ms (divided by the CPU count).
-const TBENCH_MS_TIMES_CPUS: u64 = 128_000;
+const TBENCH_MS_TIMES_CPUS: u64 = 384_000;
 /// Messages of a `hackbench` cell per 400 (one loop of one group: 20 senders x 20 receivers).
-const HACKBENCH_GROUP_LOOPS: u64 = 640;
+const HACKBENCH_GROUP_LOOPS: u64 = 2560;
 
 /// Every bench scenario's name, workload by workload, machines from small to large.
 pub fn names() -> Vec<String> {
