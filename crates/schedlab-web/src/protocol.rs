@@ -378,4 +378,36 @@ mod tests {
         };
         assert_eq!(m.job(), 9);
     }
+
+    #[test]
+    fn a_bench_cell_is_opened_by_name_as_the_cli_opens_it() {
+        // Not in the page's list, so a `?scenario=` link to it goes to the check worker, and
+        // `window.schedlabBench(name)` to the job worker, both by `Opening::open`.
+        assert!(schedlab_core::scenarios::builtin("bench-tbench-96").is_err());
+        let named = |name: &str| Opening::Named {
+            name: name.into(),
+            runs: None,
+            seed: None,
+        };
+        let s = named("bench-tbench-96").open().unwrap();
+        assert_eq!(
+            s,
+            schedlab_core::bench::scenario("bench-tbench-96")
+                .unwrap()
+                .unwrap()
+        );
+        assert!(Plan::new(&s).is_ok());
+        assert!(named("bench-tbench-97").open().is_err());
+        let m = ToWorker::BenchOpening {
+            job: 3,
+            opening: named("bench-sysbench-8"),
+        };
+        // Across yew-agent's `Bincode` codec, as the other messages.
+        let config = bincode::config::standard();
+        let bytes = bincode::serde::encode_to_vec(&m, config).unwrap();
+        let (back, _): (ToWorker, usize) =
+            bincode::serde::decode_from_slice(&bytes, config).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(m.job(), Some(3));
+    }
 }
