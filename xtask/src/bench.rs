@@ -5,14 +5,16 @@
 //! How each figure is measured:
 //! - native `events`, `wall`: `schedlab bench NAME --jobs 1 --format json` (the release CLI, one
 //!   thread, so it compares with the page's one worker), the fastest of [`REPEAT`] invocations
-//!   (the machine is shared; the fastest is the one least disturbed). `wall` is the CLI's own
+//!   taken round by round over the rows (the machine is shared; the fastest is the one least
+//!   disturbed; the table ends with the load average to judge by). `wall` is the CLI's own
 //!   clock around the runs only (plan built before it starts, no process start-up).
 //!   `events/s` = events / wall; `CPU-s/s` = simulated busy CPU-seconds / wall.
 //! - `instr/ev` (when `valgrind` runs): callgrind's total `Collected` Ir of the same command,
 //!   minus that of `--dry-run` (process start-up, scenario and plan built, no run), divided by
 //!   the events: the instructions of the runs themselves, world set-up included; `Minstr/CPU-s`
 //!   is the same count per simulated busy CPU-second. Instruction counts repeat exactly from one
-//!   invocation to the next whatever else the machine does, which wall time does not.
+//!   invocation to the next whatever else the machine does, which wall time does not (so two
+//!   callgrinds run at once, [`VALGRIND_JOBS`]).
 //! - wasm: the release page (dist/) in headless Chromium (tests/e2e/bench.mjs): one page, the
 //!   job worker runs each row in turn (`window.schedlabBench(name)`, E1 included), timed inside
 //!   the worker around the runs, the fastest of 3 as natively; `wasm/nat` = wasm wall / native
@@ -32,6 +34,8 @@ use std::process::{Command, Stdio};
 
 /// Native invocations per cell; the fastest counts.
 const REPEAT: usize = 3;
+/// callgrind processes at a time (this project's machines have 2 cores).
+const VALGRIND_JOBS: usize = 2;
 /// E1's sweep, the row the first figures are about.
 const E1: &str = "hikey960-asym-packing";
 
@@ -68,11 +72,13 @@ impl Ctx {
         names.push(E1.to_string());
         let mut rows: BTreeMap<String, Row> = BTreeMap::new();
 
+        let load_before = loadavg();
         let n = self.begin_step("native: schedlab bench NAME --jobs 1 --format json");
         let t = std::time::Instant::now();
-        for name in &names {
-            let mut best: Option<Row> = None;
-            for _ in 0..REPEAT {
+        // Round by round over all rows, so that a busy spell of the shared machine does not take
+        // every sample of one row.
+        for round in 0..REPEAT {
+            for name in &names {
                 let out = crate::capture(cmd(
                     cli,
                     &["bench", name, "--jobs", "1", "--format", "json"],
@@ -85,33 +91,60 @@ impl Ctx {
                     wall_s: v["wall_s"].as_f64().unwrap_or(0.0),
                     ..Row::default()
                 };
-                if best.as_ref().is_none_or(|b| row.wall_s < b.wall_s) {
-                    best = Some(row);
+                let best = rows.entry(name.clone()).or_insert(Row {
+                    wall_s: f64::INFINITY,
+                    ..Row::default()
+                });
+                if row.wall_s < best.wall_s {
+                    *best = row;
+                }
+                if round + 1 == REPEAT {
+                    println!(
+                        "  {name}: {} events, {:.3} s (fastest of {REPEAT})",
+                        best.events, best.wall_s
+                    );
+                    flush();
                 }
             }
-            let best = best.unwrap_or_default();
-            println!(
-                "  {name}: {} events, {:.3} s (fastest of {REPEAT})",
-                best.events, best.wall_s
-            );
-            flush();
-            rows.insert(name.clone(), best);
         }
         println!("--- [{n}] native: ok ({:.0} s)", t.elapsed().as_secs_f64());
 
         let valgrind = std::env::var("SCHEDLAB_BENCH_VALGRIND").as_deref() != Ok("0")
             && crate::version_of("valgrind", "--version").is_some();
         if valgrind {
-            let n = self.begin_step("instructions: valgrind --tool=callgrind, run minus --dry-run");
+            let n = self.begin_step(
+                "instructions: valgrind --tool=callgrind, run minus --dry-run (2 at a time)",
+            );
             let t = std::time::Instant::now();
-            for name in &names {
-                let whole = callgrind(cli, &["bench", name, "--jobs", "1", "--format", "json"])?;
-                let fixed = callgrind(cli, &["bench", name, "--jobs", "1", "--dry-run"])?;
-                let ir = whole.saturating_sub(fixed);
-                println!("  {name}: {whole} - {fixed} = {ir} instructions");
-                flush();
-                if let Some(r) = rows.get_mut(name) {
-                    r.instructions = Some(ir);
+            // Counts do not depend on what else runs: two at a time, one per core here.
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let counts: std::sync::Mutex<Vec<(usize, Result<u64>)>> = Default::default();
+            std::thread::scope(|scope| {
+                for _ in 0..VALGRIND_JOBS {
+                    scope.spawn(|| loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(name) = names.get(i) else { break };
+                        let ir =
+                            callgrind(cli, &["bench", name, "--jobs", "1", "--format", "json"])
+                                .and_then(|whole| {
+                                    let fixed = callgrind(
+                                        cli,
+                                        &["bench", name, "--jobs", "1", "--dry-run"],
+                                    )?;
+                                    println!(
+                                        "  {name}: {whole} - {fixed} = {} instructions",
+                                        whole.saturating_sub(fixed)
+                                    );
+                                    flush();
+                                    Ok(whole.saturating_sub(fixed))
+                                });
+                        counts.lock().unwrap().push((i, ir));
+                    });
+                }
+            });
+            for (i, ir) in counts.into_inner().unwrap() {
+                if let Some(r) = rows.get_mut(&names[i]) {
+                    r.instructions = Some(ir?);
                 }
             }
             println!(
@@ -121,6 +154,7 @@ impl Ctx {
         } else {
             println!("\n(valgrind not run: no instructions per event)");
         }
+        let load_after = loadavg();
 
         let mut page = Page::default();
         if wasm {
@@ -176,9 +210,21 @@ impl Ctx {
         }
         header("the bench table (cargo xtask bench)");
         print!("{}", table(&names, &rows, &page));
+        println!(
+            "load average (1 min) of the machine: {load_before} before the native runs, {load_after} after callgrind, {} at the end",
+            loadavg()
+        );
         flush();
         Ok(())
     }
+}
+
+/// The 1-minute load average (`/proc/loadavg`), to judge the wall times by: the machine is shared.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
 }
 
 /// callgrind's `Collected` instruction count of one command (its output file thrown away).
@@ -226,6 +272,8 @@ fn growth(names: &[String], rows: &BTreeMap<String, Row>) -> String {
         };
         if !s.contains(&format!("{workload}:")) {
             s.push_str(&format!("\n  {workload}:"));
+        } else {
+            s.push(',');
         }
         s.push_str(&format!(" {cpus} CPUs {:.2}x", this / base));
     }
