@@ -2,11 +2,69 @@
 // Web Worker (?bench=1: no yielding, no per-run messages) and reports the worker's wall time.
 // Before that, from a cold cache, the time a visitor waits from loading E1 to its first results
 // and to its whole table, on the job workers as shipped (navigator.hardwareConcurrency, capped)
-// and on one, and the whole E2 suite as a visitor runs it (SCHEDLAB_BENCH_NO_SUITE=1 skips it).
+// and on one, and the whole E2 suite as a visitor runs it ($SCHEDLAB_BENCH_E2=0 skips it). Then, in
+// one page, the bench matrix's cells one after another in the job worker
+// (`window.schedlabBench(name)`: $SCHEDLAB_BENCH_CELLS, comma-separated, from `schedlab bench
+// --list`). Every figure is also printed as one `BENCH {json}` line, which `cargo xtask bench`
+// reads into its table.
 //   node tests/e2e/bench.mjs     (cargo xtask bench runs it after `trunk build --release`)
 import { distDir, launch, serve } from './lib.mjs';
 
 const scenario = process.env.SCHEDLAB_SCENARIO || 'hikey960-asym-packing';
+const cells = (process.env.SCHEDLAB_BENCH_CELLS || '').split(',').filter((n) => n);
+// Each cell runs this many times; the fastest counts (the machine is shared), as natively.
+const repeat = Number(process.env.SCHEDLAB_BENCH_REPEAT || 3);
+
+/** One figure for `cargo xtask bench`. */
+function report(fields) {
+  console.log('BENCH ' + JSON.stringify(fields));
+}
+
+/**
+ * The bench matrix's cells in one page, one after another, in the job worker: each is opened by
+ * name in the worker (`Opening::Named`, as the check worker opens a `?scenario=` name) and timed
+ * there, like the ?bench=1 sweep; the fastest of `repeat` runs counts.
+ */
+async function benchCells(ctx, url, names) {
+  const page = await ctx.context.newPage();
+  page.on('pageerror', (e) => console.error('page error:', String(e)));
+  await page.goto(`${url}?scenario=${scenario}`);
+  await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
+  console.log(`bench matrix in the page's job worker, ${names.length} cells:`);
+  // Round by round over the cells, as natively, so a busy spell does not take all of one's samples.
+  const best = new Map();
+  for (let i = 0; i < repeat; i++) {
+    for (const name of names) {
+      const job = await page.evaluate((n) => window.schedlabBench(n), name);
+      if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
+      const sel = `#bench-result[data-job="${job}"]`;
+      await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, {
+        timeout: 10 * 60 * 1000,
+      });
+      if ((await page.getAttribute(sel, 'data-state')) !== 'done') {
+        throw new Error(`${name}: ${await page.textContent(sel)}`);
+      }
+      const ms = Number(await page.getAttribute(sel, 'data-elapsed-ms'));
+      if (!best.has(name) || ms < best.get(name).elapsed_ms) {
+        best.set(name, {
+          kind: 'cell',
+          scenario: name,
+          runs: Number(await page.getAttribute(sel, 'data-runs')),
+          elapsed_ms: ms,
+          events: Number(await page.getAttribute(sel, 'data-events')),
+          busy_cpu_ns: Number(await page.getAttribute(sel, 'data-busy-cpu-ns')),
+        });
+      }
+    }
+  }
+  for (const name of names) {
+    const b = best.get(name);
+    console.log(`  ${name}: ${(b.elapsed_ms / 1000).toFixed(3)} s (fastest of ${repeat}), ${b.events} events`);
+    report(b);
+  }
+  await page.close();
+}
+
 const server = await serve(distDir());
 const ctx = await launch();
 /** What a visitor waits for, with nothing cached, following a link to the scenario (the page as
@@ -74,13 +132,26 @@ try {
     console.log(`  running (the link runs it once checked): ${s3(r.ready)}`);
     console.log(`  first results in the table: ${s3(r.first)}`);
     console.log(`  whole table: ${s3(r.done)}`);
+    report({
+      kind: 'page',
+      what: extra ? 'E1 cold one worker' : 'E1 cold',
+      runs: Number(r.runs),
+      workers: Number(r.workers),
+      ready_ms: r.ready,
+      first_ms: r.first,
+      done_ms: r.done,
+    });
   }
-  if (!process.env.SCHEDLAB_BENCH_NO_SUITE) {
+  if (process.env.SCHEDLAB_BENCH_E2 !== '0' && !process.env.SCHEDLAB_BENCH_NO_SUITE) {
     const e2 = ['cascadelake-fi-tbench', 'cascadelake-fi-kernbench', 'cascadelake-fi-gitsource'];
     const r = await suite(e2);
     console.log('the whole E2 suite (cascadelake-freq-invariance), cold load, each scenario loaded and run as shipped:');
-    for (const t of r.times) console.log(`  ${t.name} (${t.runs} runs): ${t.s.toFixed(3)} s`);
+    for (const t of r.times) {
+      console.log(`  ${t.name} (${t.runs} runs): ${t.s.toFixed(3)} s`);
+      report({ kind: 'page', what: t.name, runs: Number(t.runs), ms: t.s * 1000 });
+    }
     console.log(`  cold load to the last table: ${r.total.toFixed(3)} s`);
+    report({ kind: 'page', what: 'E2 suite', ms: r.total * 1000 });
   }
   const page = await ctx.context.newPage();
   page.on('pageerror', (e) => console.error('page error:', String(e)));
@@ -99,6 +170,9 @@ try {
   console.log(`  wall time in the worker: ${(ms / 1000).toFixed(3)} s`);
   console.log(`  simulated CPU-seconds per wall second: ${rate.toFixed(1)}`);
   console.log(`  page load to result: ${((Date.now() - t0) / 1000).toFixed(3)} s`);
+  report({ kind: 'sweep', scenario, runs, elapsed_ms: ms, cpu_s_per_s: rate });
+  await page.close();
+  if (cells.length) await benchCells(ctx, server.url, cells);
 } finally {
   await ctx.close();
   await server.close();

@@ -7,7 +7,7 @@
 //! cargo xtask test                   setup, then every check CI runs, in order, stopping at the first failure
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
 //! cargo xtask python                 only the Python package's checks (virtualenv, build, pytest; see python.rs)
-//! cargo xtask bench                  native benchmark (CLI) and wasm benchmark (headless Chromium)
+//! cargo xtask bench                  the issue-13 table: bench matrix x native/wasm, instructions, page timings (bench.rs)
 //! cargo xtask golden                 rewrite the built-ins' golden outputs with the release CLI
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+mod bench;
 mod fuzz;
 mod lisa;
 mod python;
@@ -40,7 +41,6 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// The core must build for the browser without a JS host: none of these may be in its tree.
 const FORBIDDEN_IN_CORE: &[&str] = &["wasm-bindgen", "js-sys", "web-sys", "getrandom"];
 const WASM: &str = "wasm32-unknown-unknown";
-const BENCH_SCENARIO: &str = "hikey960-asym-packing";
 type Result<T = ()> = std::result::Result<T, String>;
 
 fn main() -> ExitCode {
@@ -98,7 +98,9 @@ const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|di
          Chromium, the release page build and the browser e2e tests
   e2e    setup, release builds of the page and CLI, then only the browser e2e tests
   python only the Python package's checks (needs target/debug/schedlab: cargo build -p schedlab-cli)
-  bench  native benchmark (schedlab bench) and the same sweep in headless Chromium
+  bench  one table: the bench matrix (schedlab bench --list) and E1, native (one thread) and
+         wasm (headless Chromium) side by side, instructions per event (callgrind, when
+         valgrind is there), page timings (E1 cold load, the E2 suite); see xtask/src/bench.rs
   golden rewrite crates/schedlab-cli/tests/golden/ with the release CLI's outputs (a result moved:
          say in the commit what and why; `cargo test -p schedlab-cli --test golden` compares)
   fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)
@@ -290,33 +292,6 @@ impl Ctx {
         );
         self.e2e_summary.set(summary);
         result
-    }
-
-    fn bench(&self) -> Result {
-        self.setup()?;
-        self.step(
-            "native benchmark: schedlab bench",
-            cmd(
-                "cargo",
-                &[
-                    "run",
-                    "--release",
-                    "-p",
-                    "schedlab-cli",
-                    "--",
-                    "bench",
-                    BENCH_SCENARIO,
-                ],
-            ),
-        )?;
-        self.step(
-            "trunk build --release",
-            cmd("trunk", &["build", "--release"]),
-        )?;
-        let mut node = cmd("node", &["tests/e2e/bench.mjs"]);
-        node.env("SCHEDLAB_DIST", self.root.join("dist"))
-            .env("SCHEDLAB_SCENARIO", BENCH_SCENARIO);
-        self.step("wasm benchmark: the same sweep in headless Chromium", node)
     }
 
     /// The golden outputs (crates/schedlab-cli/tests/golden.rs) written by the release CLI: the

@@ -185,13 +185,26 @@ enum Command {
     /// print PASS/FAIL per rule with the figures. A FAIL is a result, not an error.
     Check { scenario: Option<String> },
     /// Time a built-in scenario's whole sweep: wall time and simulated CPU-seconds per wall second.
+    /// The bench matrix's cells are `bench-<workload>-<cpus>` (`--list` names them).
     Bench {
-        scenario: String,
+        #[arg(required_unless_present = "list")]
+        scenario: Option<String>,
         #[arg(long)]
         runs: Option<u32>,
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// `json`: one object (scenario, runs, threads, wall_s, events, sim_ns, busy_cpu_ns), for
+        /// `cargo xtask bench`.
+        #[arg(long, value_enum, default_value = "table")]
+        format: ListFormat,
+        /// Print the bench matrix's scenario names, one a line, and stop.
+        #[arg(long)]
+        list: bool,
+        /// Build the plan and stop before the first run: the process's fixed cost, which
+        /// `cargo xtask bench` subtracts from a callgrind count of the whole command.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -498,29 +511,57 @@ fn run(cmd: Command) -> Result<String, Failure> {
             scenario,
             runs,
             jobs,
+            format,
+            list,
+            dry_run,
         } => {
+            if list {
+                return Ok(schedlab_core::bench::names()
+                    .iter()
+                    .map(|n| format!("{n}\n"))
+                    .collect());
+            }
+            let scenario = scenario.unwrap_or_default();
             let mut s = load_scenario(&scenario)?;
             if let Some(r) = runs {
                 s.runs = r;
             }
             let plan = Plan::new(&s)?;
+            let threads = jobs.unwrap_or_else(default_jobs);
             let t0 = Instant::now();
-            let results = run_all(&plan, jobs)?;
+            let results = if dry_run {
+                Vec::new()
+            } else {
+                run_all(&plan, jobs)?
+            };
             let wall = t0.elapsed().as_secs_f64();
             let busy: u64 = results.iter().map(|r| r.busy_cpu_ns).sum();
             let sim: u64 = results.iter().map(|r| r.sim_ns).sum();
             let events: u64 = results.iter().map(|r| r.events).sum();
-            let threads = jobs.unwrap_or_else(default_jobs);
-            Ok(format!(
-                "{scenario}: {} runs on {threads} threads in {wall:.3} s wall\n\
-                 simulated: {:.1} s of machine time, {:.1} CPU-seconds busy, {events} events\n\
-                 {:.0} simulated CPU-seconds per wall second, {:.1} M events per wall second\n",
-                plan.len(),
-                sim as f64 / 1e9,
-                busy as f64 / 1e9,
-                busy as f64 / 1e9 / wall,
-                events as f64 / 1e6 / wall,
-            ))
+            let runs = results.len();
+            Ok(match format {
+                ListFormat::Json => format!(
+                    "{}\n",
+                    serde_json::json!({
+                        "scenario": scenario,
+                        "runs": runs,
+                        "threads": threads,
+                        "wall_s": wall,
+                        "events": events,
+                        "sim_ns": sim,
+                        "busy_cpu_ns": busy,
+                    })
+                ),
+                ListFormat::Table => format!(
+                    "{scenario}: {runs} runs on {threads} threads in {wall:.3} s wall\n\
+                     simulated: {:.1} s of machine time, {:.1} CPU-seconds busy, {events} events\n\
+                     {:.0} simulated CPU-seconds per wall second, {:.1} M events per wall second\n",
+                    sim as f64 / 1e9,
+                    busy as f64 / 1e9,
+                    busy as f64 / 1e9 / wall,
+                    events as f64 / 1e6 / wall,
+                ),
+            })
         }
     }
 }
@@ -559,6 +600,8 @@ fn load_scenario(name_or_path: &str) -> Result<Scenario, Error> {
     if name_or_path.ends_with(".json") {
         read_scenario(name_or_path)
     } else if let Some(s) = schedlab_core::check::scenario(name_or_path) {
+        s
+    } else if let Some(s) = schedlab_core::bench::scenario(name_or_path) {
         s
     } else {
         scenarios::builtin(name_or_path)

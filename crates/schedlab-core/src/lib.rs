@@ -4,6 +4,7 @@
 //! No wasm, no I/O, no wall clock: every result is a pure function of (scenario, seed). See the
 //! repository's ARCHITECTURE.md for the map; each module names the kernel functions it models.
 
+pub mod bench;
 pub mod check;
 pub mod cpumask;
 pub mod error;

@@ -102,6 +102,10 @@ pub async fn SimWorker(mut scope: Scope) {
             }
             ToWorker::Crash { job } => crash_on_purpose(job),
             ToWorker::Bench { job, scenario_json } => Some(bench(job, &scenario_json)),
+            ToWorker::BenchOpening { job, opening } => Some(match opening.open() {
+                Ok(s) => bench(job, &protocol::encode_scenario(&s)),
+                Err(message) => FromWorker::Failed { job, message },
+            }),
             ToWorker::Start {
                 job,
                 scenario_json,
@@ -367,12 +371,13 @@ fn bench(job: u64, scenario_json: &str) -> FromWorker {
         Err(message) => return FromWorker::Failed { job, message },
     };
     let start = now_ms();
-    let (mut busy_cpu_ns, mut sim_ns) = (0u64, 0u64);
+    let (mut busy_cpu_ns, mut sim_ns, mut events) = (0u64, 0u64, 0u64);
     for index in 0..plan.len() {
         match plan.run(index) {
             Ok(r) => {
                 busy_cpu_ns += r.busy_cpu_ns;
                 sim_ns += r.sim_ns;
+                events += r.events;
             }
             Err(e) => {
                 return FromWorker::Failed {
@@ -388,5 +393,6 @@ fn bench(job: u64, scenario_json: &str) -> FromWorker {
         elapsed_ms: now_ms() - start,
         busy_cpu_ns,
         sim_ns,
+        events,
     }
 }

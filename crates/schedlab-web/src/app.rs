@@ -28,7 +28,7 @@ use crate::components::table::ComparisonTableView;
 use crate::components::variants::VariantsEditor;
 use crate::components::workload::WorkloadEditor;
 use crate::export;
-use crate::protocol::{self, FromWorker, ToWorker};
+use crate::protocol::{self, FromWorker, Opening, ToWorker};
 use crate::runview::RunPick;
 use crate::state::{self, Action, Page};
 use crate::view_params::ViewParams;
@@ -266,37 +266,53 @@ fn Main() -> Html {
         });
     }
 
-    // The benchmark: `?bench=1` starts it on load; `window.schedlabBench()` starts it on demand.
+    // The benchmark: `?bench=1` starts it on load; `window.schedlabBench()` starts it on demand,
+    // and `window.schedlabBench(name)` benches the scenario of that name, which the job worker
+    // opens (`Opening::Named`: the bench matrix's cells are not in the page). Returns the job (0:
+    // nothing started), which the result's `data-job` carries.
     let start_bench = {
         let bridge = bridge.clone();
         let dispatch = page.dispatcher();
         let next_job = next_job.clone();
         let loaded = page.loaded.clone();
-        Rc::new(move || {
-            let Ok(loaded) = &loaded else { return };
-            let mut scenario = loaded.scenario.clone();
-            if let Some(runs) = query()
-                .and_then(|q| q.get("runs"))
-                .and_then(|r| r.parse().ok())
-            {
-                scenario.runs = runs;
-            }
-            let job = {
-                let c = next_job.borrow();
-                c.set(c.get() + 1);
-                c.get()
+        Rc::new(move |name: Option<String>| -> u64 {
+            let request = |job| match &name {
+                Some(name) => Some(ToWorker::BenchOpening {
+                    job,
+                    opening: Opening::Named {
+                        name: name.clone(),
+                        runs: None,
+                        seed: None,
+                    },
+                }),
+                None => {
+                    let mut scenario = loaded.as_ref().ok()?.scenario.clone();
+                    if let Some(runs) = query()
+                        .and_then(|q| q.get("runs"))
+                        .and_then(|r| r.parse().ok())
+                    {
+                        scenario.runs = runs;
+                    }
+                    Some(ToWorker::Bench {
+                        job,
+                        scenario_json: protocol::encode_scenario(&scenario),
+                    })
+                }
             };
+            let job = next_job.borrow().get() + 1;
+            let Some(msg) = request(job) else { return 0 };
+            next_job.borrow().set(job);
             dispatch.dispatch(Action::BenchStarted { job });
-            bridge.send(ToWorker::Bench {
-                job,
-                scenario_json: protocol::encode_scenario(&scenario),
-            });
+            bridge.send(msg);
+            job
         })
     };
     {
         let start_bench = start_bench.clone();
         use_effect_with((), move |_| {
-            let hook = Closure::<dyn Fn()>::new(move || start_bench());
+            let hook = Closure::<dyn Fn(JsValue) -> JsValue>::new(move |name: JsValue| {
+                JsValue::from_f64(start_bench(name.as_string()) as f64)
+            });
             if let Some(w) = web_sys::window() {
                 let _ = js_sys::Reflect::set(
                     &w,
@@ -575,7 +591,7 @@ fn Main() -> Html {
         </main>
         <footer class="bottom">
             <span>{"Same scenario and seed, same numbers: in this page, in the CLI, in any browser."}</span>
-            <BenchResult state={page.bench.clone()} />
+            <BenchResult state={page.bench.clone()} job={page.bench_job} />
         </footer>
         </>
     }

@@ -67,6 +67,11 @@ pub enum ToWorker {
     /// Run the whole plan without yielding or posting per-run results, and report the wall time
     /// measured inside the worker (`cargo xtask bench`).
     Bench { job: u64, scenario_json: String },
+    /// [`ToWorker::Bench`] of a scenario the worker opens itself by [`Opening::open`], as the
+    /// check worker opens a `?scenario=` name the page's list lacks: `cargo xtask bench` runs the
+    /// bench matrix's cells (`schedlab_core::bench`) one after another in one page
+    /// (`window.schedlabBench(name)`), none of which is in the page's wasm.
+    BenchOpening { job: u64, opening: Opening },
     /// Record one run traced; the worker keeps the trace for the `Decisions` and `Ftrace`
     /// requests that follow, and answers with its detail (timeline, counters, log size).
     Trace {
@@ -106,6 +111,7 @@ impl ToWorker {
             | ToWorker::Cancel { job }
             | ToWorker::Retable { job, .. }
             | ToWorker::Bench { job, .. }
+            | ToWorker::BenchOpening { job, .. }
             | ToWorker::Trace { job, .. }
             | ToWorker::Decisions { job, .. }
             | ToWorker::Ftrace { job }
@@ -153,13 +159,15 @@ pub enum FromWorker {
     /// The scenario, a run or a request failed; the message is the core's error text. A worker
     /// that panicked reports through [`crate::crash`] instead, with the same shape.
     Failed { job: u64, message: String },
-    /// A bench job finished: `runs` runs in `elapsed_ms` of wall time inside the worker.
+    /// A bench job finished: `runs` runs in `elapsed_ms` of wall time inside the worker, with
+    /// `events` simulation events in all.
     BenchDone {
         job: u64,
         runs: usize,
         elapsed_ms: f64,
         busy_cpu_ns: u64,
         sim_ns: u64,
+        events: u64,
     },
     /// A traced run: `detail_json` is a [`RunDetailVm`].
     Traced { job: u64, detail_json: String },
@@ -294,7 +302,9 @@ impl Opening {
     pub fn open(&self) -> Result<Scenario, String> {
         match self {
             Opening::Share(payload) => crate::link::decode(payload).map_err(|e| e.to_string()),
-            Opening::Named { name, .. } => match schedlab_core::check::scenario(name) {
+            Opening::Named { name, .. } => match schedlab_core::check::scenario(name)
+                .or_else(|| schedlab_core::bench::scenario(name))
+            {
                 Some(s) => s.map_err(|e| e.to_string()),
                 None => schedlab_core::scenarios::builtin(name).map_err(|e| e.to_string()),
             },
@@ -395,5 +405,37 @@ mod tests {
             text: String::new(),
         };
         assert_eq!(m.job(), 9);
+    }
+
+    #[test]
+    fn a_bench_cell_is_opened_by_name_as_the_cli_opens_it() {
+        // Not in the page's list, so a `?scenario=` link to it goes to the check worker, and
+        // `window.schedlabBench(name)` to the job worker, both by `Opening::open`.
+        assert!(schedlab_core::scenarios::builtin("bench-tbench-96").is_err());
+        let named = |name: &str| Opening::Named {
+            name: name.into(),
+            runs: None,
+            seed: None,
+        };
+        let s = named("bench-tbench-96").open().unwrap();
+        assert_eq!(
+            s,
+            schedlab_core::bench::scenario("bench-tbench-96")
+                .unwrap()
+                .unwrap()
+        );
+        assert!(Plan::new(&s).is_ok());
+        assert!(named("bench-tbench-97").open().is_err());
+        let m = ToWorker::BenchOpening {
+            job: 3,
+            opening: named("bench-sysbench-8"),
+        };
+        // Across yew-agent's `Bincode` codec, as the other messages.
+        let config = bincode::config::standard();
+        let bytes = bincode::serde::encode_to_vec(&m, config).unwrap();
+        let (back, _): (ToWorker, usize) =
+            bincode::serde::decode_from_slice(&bytes, config).unwrap();
+        assert_eq!(back, m);
+        assert_eq!(m.job(), Some(3));
     }
 }

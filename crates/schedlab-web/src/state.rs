@@ -509,12 +509,14 @@ impl Page {
                     runs,
                     elapsed_ms,
                     busy_cpu_ns,
+                    events,
                     ..
                 } => {
                     self.bench = BenchState::Done {
                         runs,
                         elapsed_ms,
                         busy_cpu_ns,
+                        events,
                     };
                 }
                 FromWorker::Failed { message, .. } => self.bench = BenchState::Failed(message),
@@ -1129,6 +1131,7 @@ mod tests {
                 elapsed_ms: 100.0,
                 busy_cpu_ns: 2_000_000_000,
                 sim_ns: 1,
+                events: 7,
             },
             0.0,
         ));
@@ -1137,7 +1140,8 @@ mod tests {
             BenchState::Done {
                 runs: 4,
                 elapsed_ms: 100.0,
-                busy_cpu_ns: 2_000_000_000
+                busy_cpu_ns: 2_000_000_000,
+                events: 7,
             }
         );
         assert_eq!(page.phase, Phase::Idle);
