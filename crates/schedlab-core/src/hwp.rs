@@ -135,7 +135,13 @@ fn decay_q32(dt: Nanos, half_life: Nanos) -> u64 {
     if n >= 32 {
         return 0;
     }
-    let frac = ((dt % half_life) as u128 * 1024 / half_life as u128) as u64;
+    // In 64 bits whenever `rem * 1024` fits (any half-life below 2^54 ns), else in 128: the
+    // same value either way, without wasm32's 128-bit division call on the common path.
+    let rem = dt % half_life;
+    let frac = match rem.checked_mul(1024) {
+        Some(scaled) => scaled / half_life,
+        None => (rem as u128 * 1024 / half_life as u128) as u64,
+    };
     let mut d = (1u64 << 32) >> n;
     for (j, p) in HALF_POWERS_Q32.iter().enumerate() {
         if frac & (512 >> j) != 0 {

@@ -19,6 +19,7 @@ pub mod experiment;
 pub mod hwp;
 pub mod kernel;
 pub mod latency;
+pub mod math64;
 pub mod mmtests;
 pub mod pelt;
 pub mod power;

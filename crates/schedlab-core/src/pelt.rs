@@ -72,8 +72,8 @@ pub fn decay_load(mut val: u64, n: u64) -> u64 {
         val >>= local_n / LOAD_AVG_PERIOD;
         local_n %= LOAD_AVG_PERIOD;
     }
-    // mul_u64_u32_shr(val, runnable_avg_yN_inv[local_n], 32)
-    ((val as u128 * RUNNABLE_AVG_YN_INV[local_n as usize] as u128) >> 32) as u64
+    // 64-bit halves, as the kernel's generic helper: no 128-bit multiply (a call in wasm32).
+    crate::math64::mul_u64_u32_shr(val, RUNNABLE_AVG_YN_INV[local_n as usize], 32)
 }
 
 /// v4.9 `decay_load()`: as [`decay_load`], except that `n == 0` returns `val` unchanged (v4.11 dropped

@@ -38,9 +38,11 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (`n > 0`), by Lemire's multiply-shift; the tiny bias is irrelevant here
-    /// and the result is the same on every platform.
+    /// and the result is the same on every platform. The high half of the 128-bit product is
+    /// taken in 64-bit pieces ([`crate::math64::mul_u64_u64_hi`], exact): no 128-bit multiply,
+    /// which wasm32 makes a call.
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        crate::math64::mul_u64_u64_hi(self.next_u64(), n)
     }
 
     /// Uniform in `lo..=hi`.

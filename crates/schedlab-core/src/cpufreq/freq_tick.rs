@@ -48,15 +48,17 @@ impl World {
     /// Advances `cpu`'s counters to now at its current busy state and frequency. Call before
     /// either changes.
     pub(crate) fn freq_tick_account(&mut self, cpu: usize) {
-        let khz = self.clocks[self.topo.cpus[cpu].freq_domain].cur_khz as u128;
+        let khz = self.clocks[self.topo.cpus[cpu].freq_domain].cur_khz as u64;
         let busy = self.busy_since[cpu].is_some();
         let now = self.now;
         let ft = &mut self.freq_tick[cpu];
         let dt = now.saturating_sub(ft.mark);
         if busy {
-            ft.khz_ns += dt as u128 * khz;
+            // Exact 128-bit product without a 128-bit multiply (a call in wasm32).
+            let khz_ns = crate::math64::mul_u64_u64_wide(dt, khz);
+            ft.khz_ns += khz_ns;
             ft.busy_ns += dt;
-            ft.total_khz_ns += dt as u128 * khz;
+            ft.total_khz_ns += khz_ns;
             ft.total_busy_ns += dt;
         }
         ft.mark = now;

@@ -234,7 +234,8 @@ impl EnergyMeter {
     /// Credit the energy used so far at the old power and switch to `uw`.
     pub fn set(&mut self, domain: usize, now: u64, uw: u64) {
         let dt = now.saturating_sub(self.since[domain]);
-        self.total_uw_ns += self.core_uw[domain] as u128 * dt as u128;
+        // Exact 128-bit product without a 128-bit multiply (a call in wasm32).
+        self.total_uw_ns += crate::math64::mul_u64_u64_wide(self.core_uw[domain], dt);
         self.core_uw[domain] = uw;
         self.since[domain] = now;
     }

@@ -1,0 +1,109 @@
+//! 64-bit multiply-shift helpers, as `include/linux/math64.h` has them for machines without a
+//! 128-bit multiply (its generic `mul_u64_u32_shr()` and `mul_u64_u64_shr()`, all versions).
+//!
+//! Why not `(a as u128 * b as u128) >> s`: on wasm32 a 128-bit multiply is a call into
+//! compiler-rt (`__multi3`), on the hottest paths (PELT's `decay_load()`, the run's RNG). The forms
+//! here use only 64-bit multiplies of 32-bit halves and give exactly the same value for every
+//! input (the proof is in each function; `tests` checks it against the 128-bit form).
+
+/// `mul_u64_u32_shr(a, mul, shift)`: `(a * mul) >> shift` truncated to 64 bits, for
+/// `shift <= 32`; math64.h's generic form (v3.13+): the low and high 32-bit halves of `a`
+/// multiplied separately.
+///
+/// Exact: with `a = ah * 2^32 + al`, `a * mul >> shift = (ah * mul) << (32 - shift) +
+/// ((al * mul) >> shift)`, because `ah * mul * 2^32` is a multiple of `2^shift`. `al * mul` and
+/// `ah * mul` are products of two values below `2^32`, so each fits in a u64; the shift and the
+/// sum are taken modulo `2^64` (wrapping), which is what `as u64` of the 128-bit value gives.
+#[inline]
+pub fn mul_u64_u32_shr(a: u64, mul: u32, shift: u32) -> u64 {
+    debug_assert!(shift <= 32);
+    let (al, ah) = (a & 0xffff_ffff, a >> 32);
+    let low = (al * mul as u64) >> shift;
+    if ah == 0 {
+        return low;
+    }
+    low.wrapping_add((ah * mul as u64).wrapping_shl(32 - shift))
+}
+
+/// `mul_u64_u64_shr(a, b, 64)`: the high 64 bits of the 128-bit product `a * b`, from the four
+/// 32x32-bit partial products (math64.h's generic `mul_u64_u64_shr()`, v4.11+, with shift 64).
+///
+/// Exact: with `a = a1 * 2^32 + a0` and `b = b1 * 2^32 + b0`, `a * b = p11 * 2^64 + (p01 + p10) *
+/// 2^32 + p00`. The middle column `(p00 >> 32) + lo32(p01) + lo32(p10)` is below `3 * 2^32`, so it
+/// fits in a u64, and its carry `mid >> 32` joins `p11 + hi32(p01) + hi32(p10)`, which is the high
+/// half of a product below `2^128`, so below `2^64`: no step overflows.
+#[inline]
+pub fn mul_u64_u64_hi(a: u64, b: u64) -> u64 {
+    const LO: u64 = 0xffff_ffff;
+    let (a0, a1) = (a & LO, a >> 32);
+    let (b0, b1) = (b & LO, b >> 32);
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let p11 = a1 * b1;
+    let mid = (p00 >> 32) + (p01 & LO) + (p10 & LO);
+    p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
+}
+
+/// The full 128-bit product `a * b`, built from [`mul_u64_u64_hi`] and the wrapping 64-bit
+/// product (the low half): the same value as `a as u128 * b as u128`, without wasm32's call.
+#[inline]
+pub fn mul_u64_u64_wide(a: u64, b: u64) -> u128 {
+    ((mul_u64_u64_hi(a, b) as u128) << 64) | a.wrapping_mul(b) as u128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Values at the edges of the halves, plus a stream of random ones.
+    fn samples() -> Vec<u64> {
+        let mut v = vec![
+            0,
+            1,
+            2,
+            0x7fff_ffff,
+            0xffff_ffff,
+            0x1_0000_0000,
+            0x1_0000_0001,
+            0xffff_ffff_0000_0000,
+            0x8000_0000_0000_0000,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        let mut r = Rng::new(13);
+        for i in 0..2000 {
+            let x = r.next_u64();
+            // Mix in small values and values of every width.
+            v.push(x >> (i % 64));
+        }
+        v
+    }
+
+    #[test]
+    fn mul_u64_u32_shr_equals_the_128_bit_product() {
+        let s = samples();
+        for &a in &s {
+            for &m in s.iter().step_by(37) {
+                let m = m as u32;
+                for shift in [0, 1, 10, 31, 32] {
+                    let want = ((a as u128 * m as u128) >> shift) as u64;
+                    assert_eq!(mul_u64_u32_shr(a, m, shift), want, "{a} {m} {shift}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mul_u64_u64_hi_equals_the_128_bit_product() {
+        let s = samples();
+        for &a in &s {
+            for &b in s.iter().step_by(7) {
+                let want = ((a as u128 * b as u128) >> 64) as u64;
+                assert_eq!(mul_u64_u64_hi(a, b), want, "{a} {b}");
+                assert_eq!(mul_u64_u64_wide(a, b), a as u128 * b as u128, "{a} {b}");
+            }
+        }
+    }
+}
