@@ -51,6 +51,20 @@ impl CpuMask {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// `cpumask_weight() > 1` without counting every CPU: stops at the second one found.
+    pub fn more_than_one(&self) -> bool {
+        let mut seen = false;
+        for &w in &self.0 {
+            if w != 0 {
+                if seen || w & (w - 1) != 0 {
+                    return true;
+                }
+                seen = true;
+            }
+        }
+        false
+    }
+
     pub fn is_empty(&self) -> bool {
         // One OR over the words (vectorised), not a test and branch per word.
         self.0.iter().fold(0, |acc, &w| acc | w) == 0
@@ -225,6 +239,23 @@ mod tests {
         assert_eq!(m.to_string(), "0-3,6,8-9");
         assert_eq!(m.weight(), 7);
         assert_eq!(m.first(), Some(0));
+    }
+
+    #[test]
+    fn more_than_one_is_weight_above_one_for_every_word_layout() {
+        let mut cases = vec![CpuMask::EMPTY];
+        for a in [0usize, 1, 63, 64, 130, 511] {
+            cases.push(CpuMask::single(a));
+            for b in [0usize, 2, 63, 64, 65, 300, 511] {
+                let mut m = CpuMask::single(a);
+                m.set(b);
+                cases.push(m);
+            }
+        }
+        cases.push(CpuMask::first_n(8));
+        for m in cases {
+            assert_eq!(m.more_than_one(), m.weight() > 1, "{m}");
+        }
     }
 
     #[test]

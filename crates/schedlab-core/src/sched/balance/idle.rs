@@ -312,7 +312,8 @@ impl World {
             return;
         }
         let load = match self.rqs[cpu].curr {
-            Some(p) if self.tasks[p].allowed.weight() > 1 && !self.task_fits_cpu(p, cpu) => {
+            // p->nr_cpus_allowed > 1
+            Some(p) if self.tasks[p].allowed.more_than_one() && !self.task_fits_cpu(p, cpu) => {
                 self.tasks[p].avg.load_avg.max(1)
             }
             _ => 0,

@@ -38,7 +38,7 @@ impl World {
             return true;
         }
         let dom = &self.sd.domains[env.sd];
-        let span = dom.groups[dom.local_group(env.dst_cpu)].span;
+        let span = &dom.groups[dom.local_group(env.dst_cpu)].span;
         let balance_cpu = span
             .and(&env.cpus)
             .iter()
@@ -103,8 +103,6 @@ impl World {
         let sd = self.sd.per_cpu[this_cpu][level];
         self.counters.load_balance_calls += 1;
         let mut env = self.lb_env(this_cpu, level, idle);
-        let dst_grpmask =
-            self.sd.domains[sd].groups[self.sd.domains[sd].local_group(this_cpu)].span;
         let mut out = BalanceOutcome::default();
         let mut result = BalanceResult::Balanced;
         // redo:
@@ -144,7 +142,9 @@ impl World {
                 if env.all_pinned {
                     env.cpus.clear(busiest);
                     let redo = if self.config.lb_legacy.redo_outside_dst_group {
-                        !env.cpus.is_subset_of(&dst_grpmask)
+                        let dom = &self.sd.domains[sd];
+                        let dst_grpmask = &dom.groups[dom.local_group(this_cpu)].span;
+                        !env.cpus.is_subset_of(dst_grpmask)
                     } else {
                         !env.cpus.is_empty()
                     };
@@ -229,8 +229,8 @@ impl World {
             || self.rqs[cpu].misfit_task_load > 0
             // sd_llc_shared->nr_busy_cpus > 1 (the kernel keeps a counter; masks here).
             || self.sd.sd_llc[cpu].is_some_and(|llc| {
-                let span = self.sd.domains[llc].span;
-                span.weight() - span.and(&idle_mask).weight() > 1
+                let span = &self.sd.domains[llc].span;
+                span.iter().filter(|&c| !idle_mask.test(c)).nth(1).is_some()
             })
             || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
                 self.sd.domains[sd]
