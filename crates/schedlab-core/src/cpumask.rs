@@ -138,11 +138,54 @@ impl CpuMask {
         }
     }
 
+    /// The CPUs of `self & other` in increasing order, as `for_each_cpu_and()` visits them, where
+    /// neither mask has a CPU at or above `nr_cpus`: like the kernel's walk, which stops at
+    /// `nr_cpu_ids`, it reads only the words below that bound, and copies neither mask.
+    #[inline]
+    pub fn iter_and<'a>(&'a self, other: &'a CpuMask, nr_cpus: usize) -> CpuMaskAndIter<'a> {
+        CpuMaskAndIter {
+            a: self,
+            b: other,
+            word: 0,
+            end: nr_cpus.div_ceil(64).clamp(1, WORDS),
+            bits: self.0[0] & other.0[0],
+        }
+    }
+
     /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them.
     pub fn iter_wrap(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
         self.iter()
             .filter(move |&c| c >= start)
             .chain(self.iter().filter(move |&c| c < start))
+    }
+}
+
+/// The CPUs of `a & b` below `64 * end` in increasing order, without building the mask:
+/// [`CpuMask::iter_and`].
+pub struct CpuMaskAndIter<'a> {
+    a: &'a CpuMask,
+    b: &'a CpuMask,
+    word: usize,
+    end: usize,
+    bits: u64,
+}
+
+impl Iterator for CpuMaskAndIter<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.bits != 0 {
+                let bit = self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                return Some(self.word * 64 + bit);
+            }
+            self.word += 1;
+            if self.word >= self.end {
+                return None;
+            }
+            self.bits = self.a.0[self.word] & self.b.0[self.word];
+        }
     }
 }
 
@@ -256,6 +299,26 @@ mod tests {
         for m in cases {
             assert_eq!(m.more_than_one(), m.weight() > 1, "{m}");
         }
+    }
+
+    #[test]
+    fn iter_and_visits_the_intersection_below_the_bound() {
+        let mut a = CpuMask::EMPTY;
+        let mut b = CpuMask::EMPTY;
+        for c in [0usize, 3, 63, 64, 100, 191, 200, 383] {
+            a.set(c);
+        }
+        for c in [3usize, 5, 63, 64, 191, 383] {
+            b.set(c);
+        }
+        for nr in [384usize, 400, 512] {
+            let got: Vec<usize> = a.iter_and(&b, nr).collect();
+            assert_eq!(got, a.and(&b).iter().collect::<Vec<_>>());
+        }
+        // Only the words below the bound are read.
+        assert_eq!(a.iter_and(&b, 64).collect::<Vec<_>>(), vec![3, 63]);
+        assert_eq!(a.iter_and(&b, 1).collect::<Vec<_>>(), vec![3, 63]);
+        assert_eq!(CpuMask::EMPTY.iter_and(&b, 512).next(), None);
     }
 
     #[test]

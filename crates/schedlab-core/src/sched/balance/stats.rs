@@ -90,7 +90,7 @@ impl World {
         let dom = &self.sd.domains[env.sd];
         let g = &dom.groups[group];
         let mut overload = false;
-        for i in g.span.and(&env.cpus).iter() {
+        for i in g.span.iter_and(&env.cpus, self.nr_cpus()) {
             let load = self.cpu_load(i);
             sgs.group_load += load;
             sgs.group_util += self.cpu_util(i);

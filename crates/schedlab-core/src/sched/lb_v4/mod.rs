@@ -40,8 +40,7 @@ impl World {
         let dom = &self.sd.domains[env.sd];
         let span = &dom.groups[dom.local_group(env.dst_cpu)].span;
         let balance_cpu = span
-            .and(&env.cpus)
-            .iter()
+            .iter_and(&env.cpus, self.nr_cpus())
             .find(|&c| self.idle_cpu(c))
             .or(span.first());
         balance_cpu == Some(env.dst_cpu)

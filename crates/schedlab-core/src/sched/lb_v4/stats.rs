@@ -97,7 +97,7 @@ impl World {
         let g = &dom.groups[group];
         let mut overload = false;
         let mut sum_weighted_load = 0;
-        for i in g.span.and(&env.cpus).iter() {
+        for i in g.span.iter_and(&env.cpus, self.nr_cpus()) {
             let load = self.cpu_runnable_load(i);
             sgs.group_load += load;
             sgs.group_util += self.cpu_util(i);
