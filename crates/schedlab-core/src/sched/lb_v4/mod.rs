@@ -220,10 +220,11 @@ impl World {
     /// v4.9 tests `cpumask_first_and(idle, span) < cpu`, the lower-CPU-number priority that
     /// `sched_asym_prefer()` has by default, so one form serves both.
     pub(super) fn nohz_kick_needed(&mut self, cpu: usize) -> Option<usize> {
-        let idle_mask = self.idle_mask;
+        let idle_mask = &self.idle_mask;
         if idle_mask.is_empty() || self.jiffies() < self.nohz_next_balance {
             return None;
         }
+        let nr_cpus = self.nr_cpus();
         let kick = self.rqs[cpu].nr_running >= 2
             || self.rqs[cpu].misfit_task_load > 0
             // sd_llc_shared->nr_busy_cpus > 1 (the kernel keeps a counter; masks here).
@@ -234,19 +235,19 @@ impl World {
             || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
                 self.sd.domains[sd]
                     .span
-                    .and(&idle_mask)
-                    .iter()
+                    .iter_and(idle_mask, nr_cpus)
                     .any(|i| i != cpu && self.sd.sched_asym_prefer(i, cpu))
             });
         if !kick {
             return None;
         }
+        let ilb = idle_mask.first();
         // nohz_balancer_kick(): nohz.next_balance++ until the ILB sets it.
         self.nohz_next_balance += 1;
         self.counters.nohz_kicks += 1;
         // A full kick (`NOHZ_BALANCE_KICK`, plus the stats kick where the era has it), carried by
         // the IPI the way `nohz_balancer_kick()`'s is.
-        let ilb = idle_mask.first()?;
+        let ilb = ilb?;
         let flags = super::balance::NOHZ_BALANCE_KICK
             | if self.config.nohz_stats != crate::kernel::NohzStats::None {
                 super::balance::NOHZ_STATS_KICK
