@@ -57,6 +57,20 @@ impl CpuMask {
             .sum()
     }
 
+    /// `cpumask_weight() > 1` without counting every CPU: stops at the second one found.
+    pub fn more_than_one(&self) -> bool {
+        let mut seen = false;
+        for &w in &self.0 {
+            if w != 0 {
+                if seen || w & (w - 1) != 0 {
+                    return true;
+                }
+                seen = true;
+            }
+        }
+        false
+    }
+
     pub fn is_empty(&self) -> bool {
         // One OR over the words (vectorised), not a test and branch per word.
         self.0.iter().fold(0, |acc, &w| acc | w) == 0
@@ -134,6 +148,20 @@ impl CpuMask {
         }
     }
 
+    /// The CPUs of `self & other` in increasing order, as `for_each_cpu_and()` visits them, where
+    /// neither mask has a CPU at or above `nr_cpus`: like the kernel's walk, which stops at
+    /// `nr_cpu_ids`, it reads only the words below that bound, and copies neither mask.
+    #[inline]
+    pub fn iter_and<'a>(&'a self, other: &'a CpuMask, nr_cpus: usize) -> CpuMaskAndIter<'a> {
+        CpuMaskAndIter {
+            a: self,
+            b: other,
+            word: 0,
+            end: nr_cpus.div_ceil(64).clamp(1, WORDS),
+            bits: self.0[0] & other.0[0],
+        }
+    }
+
     /// CPUs starting at `start` and wrapping around, as `for_each_cpu_wrap()` visits them: the
     /// CPUs at or above `start` in increasing order, then those below it. Word by word, so a
     /// scan that stops early costs only the words it reached.
@@ -181,6 +209,35 @@ impl CpuMask {
             self.weight_range(start, cpu)
         } else {
             self.weight_range(start, MAX_CPUS) + self.weight_range(0, cpu)
+        }
+    }
+}
+
+/// The CPUs of `a & b` below `64 * end` in increasing order, without building the mask:
+/// [`CpuMask::iter_and`].
+pub struct CpuMaskAndIter<'a> {
+    a: &'a CpuMask,
+    b: &'a CpuMask,
+    word: usize,
+    end: usize,
+    bits: u64,
+}
+
+impl Iterator for CpuMaskAndIter<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.bits != 0 {
+                let bit = self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                return Some(self.word * 64 + bit);
+            }
+            self.word += 1;
+            if self.word >= self.end {
+                return None;
+            }
+            self.bits = self.a.0[self.word] & self.b.0[self.word];
         }
     }
 }
@@ -310,6 +367,43 @@ mod tests {
         assert_eq!(m.to_string(), "0-3,6,8-9");
         assert_eq!(m.weight(), 7);
         assert_eq!(m.first(), Some(0));
+    }
+
+    #[test]
+    fn more_than_one_is_weight_above_one_for_every_word_layout() {
+        let mut cases = vec![CpuMask::EMPTY];
+        for a in [0usize, 1, 63, 64, 130, 511] {
+            cases.push(CpuMask::single(a));
+            for b in [0usize, 2, 63, 64, 65, 300, 511] {
+                let mut m = CpuMask::single(a);
+                m.set(b);
+                cases.push(m);
+            }
+        }
+        cases.push(CpuMask::first_n(8));
+        for m in cases {
+            assert_eq!(m.more_than_one(), m.weight() > 1, "{m}");
+        }
+    }
+
+    #[test]
+    fn iter_and_visits_the_intersection_below_the_bound() {
+        let mut a = CpuMask::EMPTY;
+        let mut b = CpuMask::EMPTY;
+        for c in [0usize, 3, 63, 64, 100, 191, 200, 383] {
+            a.set(c);
+        }
+        for c in [3usize, 5, 63, 64, 191, 383] {
+            b.set(c);
+        }
+        for nr in [384usize, 400, 512] {
+            let got: Vec<usize> = a.iter_and(&b, nr).collect();
+            assert_eq!(got, a.and(&b).iter().collect::<Vec<_>>());
+        }
+        // Only the words below the bound are read.
+        assert_eq!(a.iter_and(&b, 64).collect::<Vec<_>>(), vec![3, 63]);
+        assert_eq!(a.iter_and(&b, 1).collect::<Vec<_>>(), vec![3, 63]);
+        assert_eq!(CpuMask::EMPTY.iter_and(&b, 512).next(), None);
     }
 
     #[test]

@@ -201,9 +201,11 @@ impl World {
             return self.rqs[env.dst_cpu].nr_running == 0;
         }
         let dom = &self.sd.domains[env.sd];
-        let span = dom.groups[dom.local_group(env.dst_cpu)].span.and(&env.cpus);
+        let span = &dom.groups[dom.local_group(env.dst_cpu)].span;
+        let mut first = None;
         let mut idle_smt = None;
-        for cpu in span.iter() {
+        for cpu in span.iter_and(&env.cpus, self.nr_cpus()) {
+            first.get_or_insert(cpu);
             if !self.idle_cpu(cpu) {
                 continue;
             }
@@ -219,7 +221,8 @@ impl World {
         if let Some(c) = idle_smt {
             return c == env.dst_cpu;
         }
-        span.first() == Some(env.dst_cpu)
+        // The group's first CPU of env->cpus.
+        first == Some(env.dst_cpu)
     }
 
     pub(super) fn load_balance_pass(

@@ -14,10 +14,9 @@ use crate::sched::World;
 impl World {
     /// `get_sd_balance_interval()` in jiffies.
     fn get_sd_balance_interval(&self, cpu: usize, level: usize, busy: bool) -> u64 {
-        let d = &self.sd.domains[self.sd.per_cpu[cpu][level]];
         let mut interval = self.sd_state(cpu, level).balance_interval;
         if busy {
-            interval *= d.busy_factor as u64;
+            interval *= self.sd.domains[self.sd.per_cpu[cpu][level]].busy_factor as u64;
         }
         let mut j = self.msecs_to_jiffies(interval);
         if busy {
@@ -312,7 +311,8 @@ impl World {
             return;
         }
         let load = match self.rqs[cpu].curr {
-            Some(p) if self.tasks[p].allowed.weight() > 1 && !self.task_fits_cpu(p, cpu) => {
+            // p->nr_cpus_allowed > 1
+            Some(p) if self.tasks[p].allowed.more_than_one() && !self.task_fits_cpu(p, cpu) => {
                 self.tasks[p].avg.load_avg.max(1)
             }
             _ => 0,
@@ -329,18 +329,19 @@ impl World {
         if self.config.nohz_kick == NohzKick::KickNeeded {
             return self.nohz_kick_needed(cpu);
         }
-        let idle_mask = self.idle_mask;
+        let idle_mask = &self.idle_mask;
         if idle_mask.is_empty() {
             return None;
         }
+        let nr_cpus = self.nr_cpus();
         let jiffies = self.jiffies();
         let stats_on = self.config.nohz_stats != NohzStats::None;
         let stats = stats_on && self.nohz_has_blocked && jiffies > self.nohz_next_blocked;
         let balance = jiffies >= self.nohz_next_balance
             && (self.rqs[cpu].nr_running >= 2
                 || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
-                    let span = self.sd.domains[sd].span.and(&idle_mask);
-                    span.iter().any(|i| {
+                    let span = &self.sd.domains[sd].span;
+                    span.iter_and(idle_mask, nr_cpus).any(|i| {
                         self.sched_use_asym_prio(sd, i) && self.sd.sched_asym_prefer(i, cpu)
                     })
                 })
@@ -351,8 +352,9 @@ impl World {
                             && self.capacity_of(cpu) < self.sd.max_cpu_capacity
                     }
                     None => self.sd.sd_llc[cpu].is_some_and(|llc| {
-                        let span = self.sd.domains[llc].span;
-                        span.iter().filter(|&c| !self.idle_cpu(c)).count() > 1
+                        // sd_llc_shared->nr_busy_cpus > 1: counted up to the second busy CPU.
+                        let span = &self.sd.domains[llc].span;
+                        span.iter().filter(|&c| !self.idle_cpu(c)).nth(1).is_some()
                     }),
                 });
         let flags = if balance {
@@ -362,12 +364,13 @@ impl World {
         } else {
             return None;
         };
+        let ilb = idle_mask.first();
         // kick_ilb(): a full kick pushes nohz.next_balance out by a jiffy until the ILB sets it.
         if balance {
             self.nohz_next_balance = jiffies + 1;
             self.counters.nohz_kicks += 1;
         }
-        let ilb = idle_mask.first()?;
+        let ilb = ilb?;
         let pending = self.nohz_kick_flags[ilb];
         self.nohz_kick_flags[ilb] |= flags;
         // An IPI already on its way carries the new flags too.

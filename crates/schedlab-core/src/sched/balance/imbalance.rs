@@ -194,7 +194,7 @@ impl World {
         let mut busiest = None;
         let (mut busiest_load, mut busiest_capacity, mut busiest_util, mut busiest_nr) =
             (0u64, 1u64, 0u64, 0usize);
-        for i in dom.groups[group].span.and(&env.cpus).iter() {
+        for i in dom.groups[group].span.iter_and(&env.cpus, self.nr_cpus()) {
             // v6.14+: rq->cfs.h_nr_runnable (sched::delayed).
             let nr = self.cfs_h_nr_runnable(i);
             if nr == 0 {

@@ -90,7 +90,7 @@ impl World {
         let dom = &self.sd.domains[env.sd];
         let g = &dom.groups[group];
         let mut overload = false;
-        for i in g.span.and(&env.cpus).iter() {
+        for i in g.span.iter_and(&env.cpus, self.nr_cpus()) {
             let load = self.cpu_load(i);
             sgs.group_load += load;
             sgs.group_util += self.cpu_util(i);
@@ -244,8 +244,9 @@ impl World {
         sds.local = local_group;
         let mut overload = false;
         let ngroups = self.sd.domains[d].groups.len();
-        for k in 0..ngroups {
-            let g = (local_group + k) % ngroups;
+        // sd->groups is a ring starting at the local group.
+        let mut g = local_group;
+        for _ in 0..ngroups {
             let is_local = g == local_group;
             let mut sgs = SgStats::default();
             overload |= self.update_sg_lb_stats(env, g, is_local, &mut sgs);
@@ -271,6 +272,7 @@ impl World {
             }
             sds.total_load += sgs.group_load;
             sds.total_capacity += sgs.group_capacity;
+            g = if g + 1 == ngroups { 0 } else { g + 1 };
         }
         self.update_idle_cpu_scan(env);
         // v6.5+: the busiest group's child domain decides (sg->flags, v6.8 fair.c:10605).

@@ -218,7 +218,7 @@ impl World {
         let dom = &self.sd.domains[env.sd];
         let mut busiest = None;
         let (mut busiest_load, mut busiest_capacity) = (0u64, 1u64);
-        for i in dom.groups[b.group].span.and(&env.cpus).iter() {
+        for i in dom.groups[b.group].span.iter_and(&env.cpus, self.nr_cpus()) {
             let rq = &self.rqs[i];
             if b.group_type == GroupType::MisfitTask {
                 if rq.misfit_task_load > busiest_load {

@@ -38,10 +38,9 @@ impl World {
             return true;
         }
         let dom = &self.sd.domains[env.sd];
-        let span = dom.groups[dom.local_group(env.dst_cpu)].span;
+        let span = &dom.groups[dom.local_group(env.dst_cpu)].span;
         let balance_cpu = span
-            .and(&env.cpus)
-            .iter()
+            .iter_and(&env.cpus, self.nr_cpus())
             .find(|&c| self.idle_cpu(c))
             .or(span.first());
         balance_cpu == Some(env.dst_cpu)
@@ -103,8 +102,6 @@ impl World {
         let sd = self.sd.per_cpu[this_cpu][level];
         self.counters.load_balance_calls += 1;
         let mut env = self.lb_env(this_cpu, level, idle);
-        let dst_grpmask =
-            self.sd.domains[sd].groups[self.sd.domains[sd].local_group(this_cpu)].span;
         let mut out = BalanceOutcome::default();
         let mut result = BalanceResult::Balanced;
         // redo:
@@ -144,7 +141,9 @@ impl World {
                 if env.all_pinned {
                     env.cpus.clear(busiest);
                     let redo = if self.config.lb_legacy.redo_outside_dst_group {
-                        !env.cpus.is_subset_of(&dst_grpmask)
+                        let dom = &self.sd.domains[sd];
+                        let dst_grpmask = &dom.groups[dom.local_group(this_cpu)].span;
+                        !env.cpus.is_subset_of(dst_grpmask)
                     } else {
                         !env.cpus.is_empty()
                     };
@@ -221,33 +220,34 @@ impl World {
     /// v4.9 tests `cpumask_first_and(idle, span) < cpu`, the lower-CPU-number priority that
     /// `sched_asym_prefer()` has by default, so one form serves both.
     pub(super) fn nohz_kick_needed(&mut self, cpu: usize) -> Option<usize> {
-        let idle_mask = self.idle_mask;
+        let idle_mask = &self.idle_mask;
         if idle_mask.is_empty() || self.jiffies() < self.nohz_next_balance {
             return None;
         }
+        let nr_cpus = self.nr_cpus();
         let kick = self.rqs[cpu].nr_running >= 2
             || self.rqs[cpu].misfit_task_load > 0
             // sd_llc_shared->nr_busy_cpus > 1 (the kernel keeps a counter; masks here).
             || self.sd.sd_llc[cpu].is_some_and(|llc| {
-                let span = self.sd.domains[llc].span;
-                span.weight() - span.and(&idle_mask).weight() > 1
+                let span = &self.sd.domains[llc].span;
+                span.iter().filter(|&c| !idle_mask.test(c)).nth(1).is_some()
             })
             || self.sd.sd_asym_packing[cpu].is_some_and(|sd| {
                 self.sd.domains[sd]
                     .span
-                    .and(&idle_mask)
-                    .iter()
+                    .iter_and(idle_mask, nr_cpus)
                     .any(|i| i != cpu && self.sd.sched_asym_prefer(i, cpu))
             });
         if !kick {
             return None;
         }
+        let ilb = idle_mask.first();
         // nohz_balancer_kick(): nohz.next_balance++ until the ILB sets it.
         self.nohz_next_balance += 1;
         self.counters.nohz_kicks += 1;
         // A full kick (`NOHZ_BALANCE_KICK`, plus the stats kick where the era has it), carried by
         // the IPI the way `nohz_balancer_kick()`'s is.
-        let ilb = idle_mask.first()?;
+        let ilb = ilb?;
         let flags = super::balance::NOHZ_BALANCE_KICK
             | if self.config.nohz_stats != crate::kernel::NohzStats::None {
                 super::balance::NOHZ_STATS_KICK

@@ -97,7 +97,7 @@ impl World {
         let g = &dom.groups[group];
         let mut overload = false;
         let mut sum_weighted_load = 0;
-        for i in g.span.and(&env.cpus).iter() {
+        for i in g.span.iter_and(&env.cpus, self.nr_cpus()) {
             let load = self.cpu_runnable_load(i);
             sgs.group_load += load;
             sgs.group_util += self.cpu_util(i);
@@ -214,8 +214,9 @@ impl World {
         }
         let mut overload = false;
         let ngroups = self.sd.domains[d].groups.len();
-        for k in 0..ngroups {
-            let g = (local_group + k) % ngroups;
+        // sd->groups is a ring starting at the local group.
+        let mut g = local_group;
+        for _ in 0..ngroups {
             let mut sgs = SgLbStats::none();
             overload |= self.update_sg_lb_stats_v4(env, g, &mut sgs);
             if g == local_group {
@@ -254,6 +255,7 @@ impl World {
             }
             sds.total_load += sgs.group_load;
             sds.total_capacity += sgs.group_capacity;
+            g = if g + 1 == ngroups { 0 } else { g + 1 };
         }
         let root = self.sd.per_cpu[env.dst_cpu].len() == env.level + 1;
         if root {
