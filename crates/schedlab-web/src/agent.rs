@@ -206,6 +206,34 @@ pub(crate) fn plan_of(scenario_json: &str) -> Result<Plan, String> {
     protocol::decode_scenario(scenario_json).and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
 }
 
+/// A job's start, whichever worker runs it: its plan, and `Planned` (runs, workers) to the page;
+/// or `Failed` with the scenario's message and `None`.
+pub(crate) async fn plan_and_announce(
+    scope: &mut Scope,
+    job: u64,
+    scenario_json: &str,
+    workers: usize,
+) -> Option<Plan> {
+    use futures::SinkExt;
+    match plan_of(scenario_json) {
+        Ok(plan) => {
+            let total = plan.len();
+            let _ = scope
+                .send(FromWorker::Planned {
+                    job,
+                    total,
+                    workers,
+                })
+                .await;
+            Some(plan)
+        }
+        Err(message) => {
+            let _ = scope.send(FromWorker::Failed { job, message }).await;
+            None
+        }
+    }
+}
+
 /// Whether a table is of a job still running (table and means only) or of one that stopped
 /// (with the per-run views and the results files: `ResultsVm::finished`).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -243,21 +271,8 @@ async fn run_job(
     quantity: Quantity,
     finished: &mut Option<Finished>,
 ) -> Option<ToWorker> {
-    let plan = match plan_of(scenario_json) {
-        Ok(plan) => plan,
-        Err(message) => {
-            let _ = scope.send(FromWorker::Failed { job, message }).await;
-            return None;
-        }
-    };
+    let plan = plan_and_announce(scope, job, scenario_json, 1).await?;
     let total = plan.len();
-    let _ = scope
-        .send(FromWorker::Planned {
-            job,
-            total,
-            workers: 1,
-        })
-        .await;
     let start = now_ms();
     let mut last_yield = start;
     let mut last_table = f64::NEG_INFINITY;

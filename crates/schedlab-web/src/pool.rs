@@ -292,21 +292,8 @@ pub(crate) async fn run_job(
     finished: &mut Option<Finished>,
 ) -> Option<ToWorker> {
     use futures::{FutureExt, SinkExt};
-    let plan = match agent::plan_of(scenario_json) {
-        Ok(plan) => plan,
-        Err(message) => {
-            let _ = scope.send(FromWorker::Failed { job, message }).await;
-            return None;
-        }
-    };
+    let plan = agent::plan_and_announce(scope, job, scenario_json, pool.len()).await?;
     let total = plan.len();
-    let _ = scope
-        .send(FromWorker::Planned {
-            job,
-            total,
-            workers: pool.len(),
-        })
-        .await;
     let start = agent::now_ms();
     pool.tell_all(&ToWorker::Share {
         job,
