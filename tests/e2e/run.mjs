@@ -163,12 +163,13 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
   await page.close();
 });
 
-// 200 runs per cell (3200 runs, ~10 s alone): long enough that the job cannot finish before the
-// cancel arrives, even when the page's thread is slowed by a loaded machine (with 32 runs it once
-// ended "done" before the click got through).
-test('Cancel stops a long run (runs=200) below the total', async (ctx, base) => {
+// 1000 runs per cell (the page's most, 16000 runs, ~10 s on one worker since the engine got faster):
+// long enough that the job cannot finish before the cancel arrives, even when the page's thread is
+// slowed by a loaded machine (with 32 runs it once ended "done" before the click got through; 200
+// runs took ~10 s before issue 13 and ~4 s after it). Cancel ends it early either way.
+test('Cancel stops a long run (runs=1000) below the total', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
-  await runInPage(page, 200, 7);
+  await runInPage(page, 1000, 7);
   await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 1, null, {
     timeout: RUN_TIMEOUT,
   });
@@ -784,7 +785,7 @@ test('a sweep on several job workers gives one worker\'s table, records and mmte
 
 test('several job workers: Cancel stops them all and the next Run starts clean; screenshots of a running and a finished sweep', async (ctx, base) => {
   const { page, errors } = await open(ctx, base, `?scenario=${SCENARIO}&workers=3`);
-  await runInPage(page, 200, 7);
+  await runInPage(page, 1000, 7);
   await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 3, null, { timeout: RUN_TIMEOUT });
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.locator('#status').scrollIntoViewIfNeeded();
