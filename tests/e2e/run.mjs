@@ -163,7 +163,7 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
   await page.close();
 });
 
-// 1000 runs per cell (the page's most, 16000 runs, ~10 s on one worker since the engine got faster):
+// 1000 runs per cell (the page's most, 16000 runs, ~20 s at the rate measured below):
 // long enough that the job cannot finish before the cancel arrives, even when the page's thread is
 // slowed by a loaded machine (with 32 runs it once ended "done" before the click got through; 200
 // runs took ~10 s before issue 13 and ~4 s after it). Cancel ends it early either way.
