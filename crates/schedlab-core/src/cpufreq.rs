@@ -159,8 +159,8 @@ impl World {
     /// The clock `fd`'s frequency is about to change: its CPUs' APERF/MPERF stand-ins are
     /// advanced at the old one.
     fn clock_changing(&mut self, fd: usize) {
-        for c in self.topo.freq_domains[fd].cpus.iter() {
-            self.freq_tick_account(c);
+        for k in self.topo.freq_domain_cpus.range(fd) {
+            self.freq_tick_account(self.topo.freq_domain_cpus.at(k));
         }
     }
 

@@ -92,6 +92,15 @@ impl CpuMask {
         r
     }
 
+    /// `cpumask_andnot()`: the CPUs of `self` not in `other`.
+    pub fn and_not(&self, other: &CpuMask) -> CpuMask {
+        let mut r = *self;
+        for (a, b) in r.0.iter_mut().zip(other.0.iter()) {
+            *a &= !*b;
+        }
+        r
+    }
+
     pub fn intersects(&self, other: &CpuMask) -> bool {
         self.0.iter().zip(other.0.iter()).any(|(a, b)| a & b != 0)
     }

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod cpulists;
 pub mod cpumask;
 pub mod error;
 pub mod rng;

@@ -7,6 +7,7 @@
 pub mod presets;
 
 use crate::cpufreq::CpufreqDriverSpec;
+use crate::cpulists::CpuLists;
 use crate::cpumask::{CpuMask, MAX_CPUS};
 use crate::error::{Error, Result};
 use crate::hwp::HwpSpec;
@@ -180,9 +181,43 @@ pub struct FreqDomain {
     pub opps_khz: Vec<u32>,
     /// Ascending by `max_active_cores`, kHz.
     pub turbo_bins: Vec<TurboBin>,
+    /// [`FreqDomain::max_khz`] by number of active cores, up to one past the last turbo bin
+    /// (whose entry, the reference frequency, holds for any count above): looked up on every
+    /// busy change.
+    max_khz_by_active: Vec<u32>,
 }
 
 impl FreqDomain {
+    pub fn new(
+        cpus: CpuMask,
+        package: usize,
+        opps_khz: Vec<u32>,
+        turbo_bins: Vec<TurboBin>,
+    ) -> FreqDomain {
+        let reference = *opps_khz
+            .last()
+            .expect("validated: OPP table is never empty");
+        let top = turbo_bins.last().map_or(0, |b| b.max_active_cores);
+        let max_khz_by_active = (0..=top + 1)
+            .map(|active| {
+                turbo_bins
+                    .iter()
+                    .find(|b| active <= b.max_active_cores)
+                    .map(|b| b.mhz * 1000)
+                    .unwrap_or(reference)
+                    .max(reference)
+            })
+            .collect();
+        FreqDomain {
+            cpus,
+            policies: Vec::new(),
+            package,
+            opps_khz,
+            turbo_bins,
+            max_khz_by_active,
+        }
+    }
+
     /// The highest non-turbo OPP: the frequency at which a CPU delivers its `capacity_orig`.
     pub fn reference_khz(&self) -> u32 {
         *self
@@ -194,13 +229,11 @@ impl FreqDomain {
         self.opps_khz[0]
     }
     /// The highest frequency the hardware allows with `active_cores` busy cores in the package.
+    /// The bin is the first (ascending) whose `max_active_cores` covers `active_cores`; none
+    /// (or one below the reference frequency) leaves the reference frequency.
     pub fn max_khz(&self, active_cores: u32) -> u32 {
-        self.turbo_bins
-            .iter()
-            .find(|b| active_cores <= b.max_active_cores)
-            .map(|b| b.mhz * 1000)
-            .unwrap_or_else(|| self.reference_khz())
-            .max(self.reference_khz())
+        let t = &self.max_khz_by_active;
+        t[(active_cores as usize).min(t.len() - 1)]
     }
     /// The highest frequency at all (single-core turbo where there is turbo).
     pub fn peak_khz(&self) -> u32 {
@@ -235,6 +268,12 @@ pub struct Topology {
     pub freq_domains: Vec<FreqDomain>,
     /// cpufreq policies; for machines whose policies are their clocks, policy `i` is clock `i`.
     pub policies: Vec<CpufreqPolicy>,
+    /// The CPUs of each core, SMT group and clock domain as lists (the masks above, walked).
+    pub core_cpus: CpuLists,
+    pub smt_group_cpus: CpuLists,
+    pub freq_domain_cpus: CpuLists,
+    /// The cores (indices into [`Topology::cores`]) with a CPU on each clock domain.
+    pub freq_domain_cores: CpuLists,
 }
 
 impl Topology {
@@ -493,13 +532,12 @@ impl Topology {
                     _ => None,
                 };
                 if core_fd.is_some() {
-                    freq_domains.push(FreqDomain {
-                        cpus: core_mask,
-                        policies: Vec::new(),
-                        package: cl.package as usize,
-                        opps_khz: opps_khz.clone(),
-                        turbo_bins: turbo.clone(),
-                    });
+                    freq_domains.push(FreqDomain::new(
+                        core_mask,
+                        cl.package as usize,
+                        opps_khz.clone(),
+                        turbo.clone(),
+                    ));
                 }
                 for g in &sharing {
                     let gi = smt_groups.len();
@@ -521,24 +559,22 @@ impl Topology {
                         }
                         let fd = match cl.freq_domain {
                             FreqDomainSpan::Cluster => *cluster_fd.get_or_insert_with(|| {
-                                freq_domains.push(FreqDomain {
-                                    cpus: CpuMask::EMPTY,
-                                    policies: Vec::new(),
-                                    package: cl.package as usize,
-                                    opps_khz: opps_khz.clone(),
-                                    turbo_bins: turbo.clone(),
-                                });
+                                freq_domains.push(FreqDomain::new(
+                                    CpuMask::EMPTY,
+                                    cl.package as usize,
+                                    opps_khz.clone(),
+                                    turbo.clone(),
+                                ));
                                 freq_domains.len() - 1
                             }),
                             FreqDomainSpan::Core => core_fd.unwrap(),
                             FreqDomainSpan::Cpu => {
-                                freq_domains.push(FreqDomain {
-                                    cpus: CpuMask::single(id),
-                                    policies: Vec::new(),
-                                    package: cl.package as usize,
-                                    opps_khz: opps_khz.clone(),
-                                    turbo_bins: turbo.clone(),
-                                });
+                                freq_domains.push(FreqDomain::new(
+                                    CpuMask::single(id),
+                                    cl.package as usize,
+                                    opps_khz.clone(),
+                                    turbo.clone(),
+                                ));
                                 freq_domains.len() - 1
                             }
                         };
@@ -584,9 +620,23 @@ impl Topology {
             ));
         }
         let policies = build_policies(spec, &mut dense, &cores, &mut freq_domains);
+        let freq_domain_cores: Vec<CpuMask> = freq_domains
+            .iter()
+            .map(|d| {
+                let mut m = CpuMask::EMPTY;
+                for c in d.cpus.iter() {
+                    m.set(dense[c].core);
+                }
+                m
+            })
+            .collect();
         Ok(Topology {
             spec: spec.clone(),
             cpus: dense,
+            core_cpus: CpuLists::from_masks(&cores),
+            smt_group_cpus: CpuLists::from_masks(smt_groups.iter().map(|g| &g.cpus)),
+            freq_domain_cpus: CpuLists::from_masks(freq_domains.iter().map(|d| &d.cpus)),
+            freq_domain_cores: CpuLists::from_masks(&freq_domain_cores),
             cores,
             smt_groups,
             clusters,

@@ -597,9 +597,8 @@ impl<'a> Engine<'a> {
         }
         let fd = self.w.topo.cpus[cpu].freq_domain;
         let khz = self.w.clocks[fd].cur_khz;
-        let group = &self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
-        let busy = group
-            .iter()
+        let group = self.w.topo.cpus[cpu].smt_group;
+        let busy = (self.w.topo.smt_group_cpus.get(group))
             .filter(|&c| self.w.rqs[c].curr.is_some())
             .count();
         let curr = self.w.rqs[cpu].curr.unwrap();
@@ -631,8 +630,9 @@ impl<'a> Engine<'a> {
         let pkg = self.w.topo.cpus[cpu].package;
         let active_before = self.w.active_cores[pkg];
         self.w.set_cpu_busy(cpu, busy);
-        let group = self.w.topo.smt_groups[self.w.topo.cpus[cpu].smt_group].cpus;
-        for c in group.iter() {
+        let group = self.w.topo.cpus[cpu].smt_group;
+        for k in self.w.topo.smt_group_cpus.range(group) {
+            let c = self.w.topo.smt_group_cpus.at(k);
             if c != cpu && self.w.rqs[c].curr.is_some() {
                 self.refresh_rate(c);
             }
@@ -680,8 +680,9 @@ impl<'a> Engine<'a> {
     /// the old frequency, then the change is traced and the cores' power and running tasks' rates
     /// follow the new one.
     fn change_frequency(&mut self, fd: usize, set: impl FnOnce(&mut World)) {
-        let cpus = self.w.topo.freq_domains[fd].cpus;
-        for c in cpus.iter() {
+        let cpus = self.w.topo.freq_domain_cpus.range(fd);
+        for k in cpus.clone() {
+            let c = self.w.topo.freq_domain_cpus.at(k);
             self.w.update_load_avg(c, None);
             self.account(c);
         }
@@ -691,14 +692,12 @@ impl<'a> Engine<'a> {
             return;
         }
         self.trace_freq(fd);
-        let mut cores = CpuMask::EMPTY;
-        for c in cpus.iter() {
-            cores.set(self.w.topo.cpus[c].core);
-        }
-        for core in cores.iter() {
+        for k in self.w.topo.freq_domain_cores.range(fd) {
+            let core = self.w.topo.freq_domain_cores.at(k);
             self.w.update_core_power(core);
         }
-        for c in cpus.iter() {
+        for k in cpus {
+            let c = self.w.topo.freq_domain_cpus.at(k);
             if self.w.rqs[c].curr.is_some() {
                 self.refresh_rate(c);
             }

@@ -1,6 +1,6 @@
 //! The invariant checker of [`Engine::with_invariant_checks`] runs (tests): `verify()`, after
 //! every event, checks the runqueues against their tasks (membership, counts, weights,
-//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask, the pending completion events, the per-package
+//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask and the idle-core masks that follow it, the pending completion events, the per-package
 //! active-core counts and each clock's frequency against its requests and turbo cap. It holds no kernel function.
 
 use super::{Engine, EvKind};
@@ -24,6 +24,12 @@ impl Engine<'_> {
                     armed[cpu] = true;
                 }
             }
+        }
+        let rebuilt = crate::sched::idle_cores::IdleCores::new(&self.w.topo, &self.w.idle_mask);
+        if rebuilt.whole != self.w.idle_cores.whole || rebuilt.some != self.w.idle_cores.some {
+            return Err(Error::Scenario(
+                "invariant: idle-core masks out of step with the idle mask".into(),
+            ));
         }
         for (cpu, rq) in self.w.rqs.iter().enumerate() {
             let mut weight = 0;

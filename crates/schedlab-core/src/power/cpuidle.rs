@@ -261,13 +261,15 @@ impl World {
     /// Recompute a core's power after a change of its busy state, frequency or idle state, and its
     /// cluster's shared domain when the core enters or leaves the deep state.
     pub fn update_core_power(&mut self, core: usize) {
-        let mask = self.topo.cores[core];
-        let first = mask.first().unwrap();
-        let c = &self.topo.cpus[first];
+        let threads = self.topo.core_cpus.range(core);
+        let c = &self.topo.cpus[self.topo.core_cpus.at(threads.start)];
         let cluster = c.cluster;
         let spec = &self.topo.spec.clusters[cluster].power;
         // The core's state: its shallowest thread's (0 = awake).
-        let shallowest = mask.iter().map(|i| self.idle.state[i]).min().unwrap_or(0);
+        let shallowest = threads
+            .map(|k| self.idle.state[self.topo.core_cpus.at(k)])
+            .min()
+            .unwrap_or(0);
         let uw = if self.core_busy(core) {
             let fd = &self.topo.freq_domains[c.freq_domain];
             let khz = self.clocks[c.freq_domain].cur_khz as u64;

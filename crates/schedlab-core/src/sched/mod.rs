@@ -10,6 +10,7 @@ pub mod balance;
 pub mod delayed;
 pub mod eas;
 pub mod eevdf;
+pub mod idle_cores;
 pub mod lb_v4;
 pub mod log;
 pub mod reweight;
@@ -350,6 +351,8 @@ pub struct World {
     pub group_imbalance: Vec<Vec<bool>>,
     /// CPUs with nothing running or queued (`idle_cpu()`), kept up to date by the runqueue code.
     pub idle_mask: CpuMask,
+    /// Wholly and partly idle cores, following `idle_mask` ([`idle_cores::IdleCores`]).
+    pub idle_cores: idle_cores::IdleCores,
     /// Per LLC, indexed by `sd_llc_id` (the LLC's first CPU): `sd_llc_shared` and the LLC
     /// domain's `avg_scan_cost` (see [`sis::LlcShared`]).
     pub llc_shared: Vec<sis::LlcShared>,
@@ -514,6 +517,7 @@ impl World {
         let llc_shared = (0..n)
             .map(|cpu| sis::LlcShared::idle_machine(sd.llc_size[cpu], smt_active))
             .collect();
+        let idle_cores = idle_cores::IdleCores::new(&topo, &CpuMask::first_n(n));
         let mut w = World {
             llc_shared,
             sched_latency: config.sched_latency_ns * factor,
@@ -547,6 +551,7 @@ impl World {
             smt_active,
             min_capacity_orig,
             idle_mask: CpuMask::first_n(n),
+            idle_cores,
             group_imbalance,
             arch_capacity,
             capacity_orig,
@@ -587,15 +592,6 @@ impl World {
     /// `idle_cpu()` / `available_idle_cpu()`: nothing running or queued.
     pub fn idle_cpu(&self, cpu: usize) -> bool {
         self.idle_mask.test(cpu)
-    }
-
-    /// Keeps [`World::idle_mask`] in step with a runqueue that changed.
-    pub(crate) fn update_idle_mask(&mut self, cpu: usize) {
-        if self.rqs[cpu].curr.is_none() && self.rqs[cpu].nr_running == 0 {
-            self.idle_mask.set(cpu);
-        } else {
-            self.idle_mask.clear(cpu);
-        }
     }
 
     /// `capacity_of()`: no rt/irq pressure in the model, so `capacity_orig_of()`.

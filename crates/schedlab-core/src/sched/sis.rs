@@ -71,8 +71,7 @@ impl World {
         if !self.smt_active || self.sd.sd_llc[cpu].is_none() || self.test_idle_cores(cpu) {
             return;
         }
-        let core = self.topo.cores[self.topo.cpus[cpu].core];
-        if core.is_subset_of(&self.idle_mask) {
+        if self.idle_cores.whole.test(cpu) {
             self.set_idle_cores(cpu, true);
         }
     }
@@ -157,25 +156,22 @@ impl World {
 
     /// v4.9-v5.11 `select_idle_core()`: while `has_idle_cores` is set, the first core of the LLC
     /// (from target) whose SMT siblings are all idle; a scan that finds none clears the hint.
-    fn select_idle_core(&mut self, p: TaskId, llc: usize, target: usize) -> Option<usize> {
+    pub(super) fn select_idle_core(
+        &mut self,
+        p: TaskId,
+        llc: usize,
+        target: usize,
+    ) -> Option<usize> {
         if !self.smt_active || !self.test_idle_cores(target) {
             return None;
         }
-        let mut cpus = self.sd.domains[llc].span.and(&self.tasks[p].allowed);
-        for cpu in self.sd.domains[llc].span.iter_wrap(target) {
-            if !cpus.test(cpu) {
-                continue;
-            }
-            let core = self.topo.cores[self.topo.cpus[cpu].core];
-            for c in core.iter() {
-                cpus.clear(c);
-            }
-            if core.is_subset_of(&self.idle_mask) {
-                return Some(cpu);
-            }
+        let cpus = self.sd.domains[llc].span.and(&self.tasks[p].allowed);
+        // The walk by cores from target, in word operations (`first_idle_core_wrap()`).
+        let found = self.first_idle_core_wrap(&cpus, target);
+        if found.is_none() {
+            self.set_idle_cores(target, false);
         }
-        self.set_idle_cores(target, false);
-        None
+        found
     }
 
     /// `select_idle_smt()`: an idle, allowed SMT sibling of `cpu` (target's in v4.9-v5.11, prev's
@@ -234,11 +230,9 @@ impl World {
             }
         }
         let span = self.sd.domains[llc].span;
-        let mut cpus = span.and(&self.tasks[p].allowed);
+        let cpus = span.and(&self.tasks[p].allowed);
         let start = if merged { target + 1 } else { target };
-        let mut visited = 0u64;
-        let mut idle_cpu = None;
-        if !has_idle_core {
+        let (visited, idle_cpu) = if !has_idle_core {
             // The single-CPU scan in word operations: the scan visits `cpus` in
             // `for_each_cpu_wrap()` order and stops at the first idle one (the k-th visited) or
             // after all of them; `--nr` reaching 0 at a visit no later than that one ends it
@@ -251,37 +245,18 @@ impl World {
             if k > 0 && nr <= k {
                 return None;
             }
-            visited = k as u64;
-            idle_cpu = found;
+            (k as u64, found)
         } else {
-            for cpu in span.iter_wrap(start) {
-                if !cpus.test(cpu) {
-                    continue;
-                }
-                // select_idle_core(p, cpu, cpus, &idle_cpu)
-                let core = self.topo.cores[self.topo.cpus[cpu].core];
-                let mut idle = true;
-                for c in core.iter() {
-                    if !self.idle_cpu(c) {
-                        idle = false;
-                        if idle_cpu.is_none() {
-                            continue;
-                        }
-                        break;
-                    }
-                    if idle_cpu.is_none() && self.tasks[p].allowed.test(c) {
-                        idle_cpu = Some(c);
-                    }
-                }
-                if idle {
-                    return Some(cpu);
-                }
-                for c in core.iter() {
-                    cpus.clear(c);
-                }
+            // select_idle_core(p, cpu, cpus, &idle_cpu) on each core from start, in word
+            // operations: the first wholly idle core's visited CPU, else the first idle allowed
+            // sibling found on the way. This scan is never timed.
+            if let Some(cpu) = self.first_idle_core_wrap(&cpus, start) {
+                return Some(cpu);
             }
+            let idle_cpu = self.first_idle_smt_wrap(&cpus, &self.tasks[p].allowed, start);
             self.set_idle_cores(target, false);
-        }
+            (0, idle_cpu)
+        };
         let timed = match self.config.sis_scan {
             SisScan::Full => !merged,
             SisScan::Prop => !has_idle_core,

@@ -401,7 +401,7 @@ fn the_word_level_idle_cpu_scan_finds_and_counts_as_the_cpu_by_cpu_loop() {
                     allowed.set(cpu);
                 }
             }
-            w.idle_mask = idle;
+            w.set_idle_mask(idle);
             w.tasks[p].allowed = allowed;
             let target = span.iter().nth((next() % 48) as usize).unwrap();
             w.rqs[target].avg_idle = [0, 1_000, 20_000, 1_000_000][(next() % 4) as usize];
@@ -453,6 +453,123 @@ fn the_word_level_idle_cpu_scan_finds_and_counts_as_the_cpu_by_cpu_loop() {
         assert!(
             cut_ok && outcomes[1] > 50 && outcomes[2] > 50,
             "{baseline} {outcomes:?}"
+        );
+    }
+}
+
+/// The kernel's walk by cores (`select_idle_core()`, v4.9-v5.11 and v5.12+ alike): from `start`
+/// over the LLC's allowed CPUs, each core once (its siblings leave `cpus` after its visit), its
+/// siblings tested with `available_idle_cpu()`. Returns the visited CPU of the first wholly idle
+/// core, else v5.12's `*idle_cpu`: the first idle allowed sibling seen on the way.
+fn walk_cores(w: &World, p: TaskId, llc: usize, start: usize) -> Result<usize, Option<usize>> {
+    let span = w.sd.domains[llc].span;
+    let mut cpus = span.and(&w.tasks[p].allowed);
+    let mut idle_cpu = None;
+    let order = span
+        .iter()
+        .filter(|&c| c >= start)
+        .chain(span.iter().filter(|&c| c < start));
+    for cpu in order {
+        if !cpus.test(cpu) {
+            continue;
+        }
+        let core = w.topo.cores[w.topo.cpus[cpu].core];
+        let mut idle = true;
+        for c in core.iter() {
+            if !w.idle_cpu(c) {
+                idle = false;
+                if idle_cpu.is_none() {
+                    continue;
+                }
+                break;
+            }
+            if idle_cpu.is_none() && cpus.test(c) {
+                idle_cpu = Some(c);
+            }
+        }
+        if idle {
+            return Ok(cpu);
+        }
+        for c in core.iter() {
+            cpus.clear(c);
+        }
+    }
+    Err(idle_cpu)
+}
+
+#[test]
+fn the_word_level_idle_core_search_finds_what_the_walk_by_cores_finds() {
+    // cascadelake: siblings n and n + 48; power9-smt8: SMT4 thread groups {0,2,4,6}, {1,3,5,7}
+    // interleaved, so a core's first CPU in wrap order is not always its lowest.
+    for (machine, baseline) in [
+        ("cascadelake-8260l", "v4.9"),
+        ("cascadelake-8260l", "v6.8"),
+        ("power9-smt8", "v4.9"),
+        ("power9-smt8", "v6.8"),
+    ] {
+        let mut w = world_with(machine, baseline, &[], "{}");
+        assert!(w.smt_active, "{machine}");
+        let p = sleeper(&mut w, 0);
+        let llc = w.sd.sd_llc[0].unwrap();
+        let span = w.sd.domains[llc].span;
+        let id = w.sd.llc_id[0];
+        let merged = baseline == "v6.8";
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut outcomes = [0usize; 3];
+        for round in 0..3000 {
+            let idle_in_64 = [1, 4, 16, 56][round % 4];
+            let mut idle = crate::cpumask::CpuMask::EMPTY;
+            let mut allowed = crate::cpumask::CpuMask::EMPTY;
+            for cpu in 0..w.nr_cpus() {
+                if next() % 64 < idle_in_64 {
+                    idle.set(cpu);
+                }
+                if next() % 4 != 0 {
+                    allowed.set(cpu);
+                }
+            }
+            w.set_idle_mask(idle);
+            w.tasks[p].allowed = allowed;
+            let target = span
+                .iter()
+                .nth((next() % span.weight() as u64) as usize)
+                .unwrap();
+            w.llc_shared[id].has_idle_cores = true;
+            let want = walk_cores(&w, p, llc, if merged { target + 1 } else { target });
+            let got = if merged {
+                w.select_idle_cpu(p, llc, target, target, true)
+            } else {
+                w.select_idle_core(p, llc, target)
+            };
+            match want {
+                Ok(cpu) => assert_eq!(got, Some(cpu), "{machine} {baseline} round {round}"),
+                // Before v5.12 a failed core search returns -1 (select_idle_cpu() runs next).
+                Err(idle_cpu) => {
+                    let expect = if merged { idle_cpu } else { None };
+                    assert_eq!(got, expect, "{machine} {baseline} round {round}");
+                }
+            }
+            // A search that found no idle core clears the hint.
+            assert_eq!(
+                w.llc_shared[id].has_idle_cores,
+                want.is_ok(),
+                "{machine} {baseline} round {round}"
+            );
+            outcomes[match want {
+                Ok(_) => 0,
+                Err(None) => 1,
+                Err(Some(_)) => 2,
+            }] += 1;
+        }
+        assert!(
+            outcomes.iter().all(|&n| n > 50),
+            "{machine} {baseline} {outcomes:?}"
         );
     }
 }
