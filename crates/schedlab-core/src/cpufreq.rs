@@ -148,7 +148,7 @@ impl World {
         let fd = self.topo.policies[policy].clock;
         self.policies[policy].req_khz = khz;
         self.clock_changing(fd);
-        self.clocks[fd].cur_khz = self.clock_target_khz(fd);
+        self.set_clock_khz(fd, self.clock_target_khz(fd));
         self.counters.freq_changes += 1;
         if let Some(mut d) = self.freq_pending.take() {
             d.granted_khz = self.clocks[fd].cur_khz;
@@ -175,7 +175,7 @@ impl World {
     /// cap.
     pub fn apply_turbo_cap(&mut self, fd: usize, khz: u32) {
         self.clock_changing(fd);
-        self.clocks[fd].cur_khz = khz;
+        self.set_clock_khz(fd, khz);
         self.counters.freq_changes += 1;
         if self.log.is_some() {
             let dom = &self.topo.freq_domains[fd];
@@ -534,7 +534,7 @@ mod tests {
             min_active_cores: 4,
         };
         let mut scale_at = |mhz: u32| {
-            w.clocks[0].cur_khz = mhz * 1000;
+            w.set_clock_khz(0, mhz * 1000);
             w.freq_scale(0)
         };
         let got: Vec<u64> = [1000, 2400, 3100, 3300, 3600, 3700, 3900]

@@ -1,6 +1,6 @@
 //! The invariant checker of [`Engine::with_invariant_checks`] runs (tests): `verify()`, after
 //! every event, checks the runqueues against their tasks (membership, counts, weights,
-//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask and the idle-core masks that follow it, the pending completion events, the per-package
+//! `util_est`, vruntime order, the `avg_vruntime` sums), the idle mask and the idle-core masks that follow it, each clock's frequency scale, the pending completion events, the per-package
 //! active-core counts and each clock's frequency against its requests and turbo cap. It holds no kernel function.
 
 use super::{Engine, EvKind};
@@ -23,6 +23,13 @@ impl Engine<'_> {
                 if self.w.rqs[cpu].gen == gen {
                     armed[cpu] = true;
                 }
+            }
+        }
+        for (fd, clock) in self.w.clocks.iter().enumerate() {
+            if clock.freq_scale != self.w.freq_scale_at(fd, clock.cur_khz) {
+                return Err(Error::Scenario(format!(
+                    "invariant: clock {fd}'s frequency scale out of step with its frequency"
+                )));
             }
         }
         let rebuilt = crate::sched::idle_cores::IdleCores::new(&self.w.topo, &self.w.idle_mask);

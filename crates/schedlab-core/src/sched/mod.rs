@@ -261,6 +261,10 @@ pub struct Clock {
     /// the hardware grants now (the turbo bin for the package's active cores). What APERF/MPERF
     /// measure.
     pub cur_khz: u32,
+    /// `arch_scale_freq_capacity()` at `cur_khz` by the invariance formula (see
+    /// [`World::freq_scale`]), computed when the frequency changes ([`World::set_clock_khz`]):
+    /// PELT reads it on every update.
+    pub freq_scale: u64,
 }
 
 /// A cpufreq policy's state (`struct cpufreq_policy` with `struct sugov_policy`).
@@ -443,6 +447,7 @@ impl World {
                     .map(|&p| policies[p].req_khz)
                     .max()
                     .unwrap_or(fd.reference_khz()),
+                freq_scale: 0,
             })
             .collect();
         let turbo = (0..topo.packages.len())
@@ -572,6 +577,9 @@ impl World {
             lb_legacy: None,
         };
         w.init_idle_states();
+        for fd in 0..w.clocks.len() {
+            w.set_clock_khz(fd, w.clocks[fd].cur_khz);
+        }
         w
     }
 
@@ -620,8 +628,19 @@ impl World {
         if self.config.freq_scale_tick {
             return self.freq_tick[cpu].scale;
         }
-        let fd = self.topo.cpus[cpu].freq_domain;
-        let cur = self.clocks[fd].cur_khz as u64;
+        self.clocks[self.topo.cpus[cpu].freq_domain].freq_scale
+    }
+
+    /// The clock `fd` now runs at `khz`: what APERF/MPERF measure and the scale PELT reads follow.
+    pub(crate) fn set_clock_khz(&mut self, fd: usize, khz: u32) {
+        self.clocks[fd].cur_khz = khz;
+        self.clocks[fd].freq_scale = self.freq_scale_at(fd, khz);
+    }
+
+    /// `arch_scale_freq_capacity()` of clock `fd` running at `khz`, with frequency invariance
+    /// computed from the frequency (not from the tick).
+    pub(crate) fn freq_scale_at(&self, fd: usize, khz: u32) -> u64 {
+        let cur = khz as u64;
         let scale = match self.config.freq_invariance_max {
             crate::kernel::FreqInvarianceMax::PolicyMax => {
                 cur * 1024 / self.freq_invariance_max_khz(fd).max(1)
