@@ -639,23 +639,29 @@ impl<'a> Engine<'a> {
         }
         // The package's turbo bin follows its number of active cores: the hardware re-caps every
         // core's frequency, the governors' requests stay as they were. Each clock runs at what
-        // its requests and the cap give (`clock_target_khz()`, kept so by every change), so only
-        // a clock whose bin changed can be re-capped.
+        // its requests and the cap give (`clock_target_khz()`, kept so by every change: cur =
+        // min(request, cap)), so only a clock whose bin changed can be re-capped, and of those
+        // only one at or above the lower of its two caps: below both it runs at its request
+        // before and after.
         let active_after = self.w.active_cores[pkg];
-        let bin_moved = |w: &World, d: usize| {
+        let caps = |w: &World, d: usize| {
             let dom = &w.topo.freq_domains[d];
-            dom.max_khz(active_before.max(1)) != dom.max_khz(active_after.max(1))
+            (
+                dom.max_khz(active_before.max(1)),
+                dom.max_khz(active_after.max(1)),
+            )
         };
         let turbo = &self.w.turbo[pkg];
         let same_bin = turbo.same_bins
-            && turbo
-                .clocks
-                .first()
-                .is_some_and(|&d| !bin_moved(&self.w, d));
+            && turbo.clocks.first().is_some_and(|&d| {
+                let (old, new) = caps(&self.w, d);
+                old == new
+            });
         if active_after != active_before && !same_bin {
             for i in 0..self.w.turbo[pkg].clocks.len() {
                 let d = self.w.turbo[pkg].clocks[i];
-                if !bin_moved(&self.w, d) {
+                let (old, new) = caps(&self.w, d);
+                if old == new || self.w.clocks[d].cur_khz < old.min(new) {
                     continue;
                 }
                 if let Some(khz) = self.w.turbo_capped_khz(d) {
