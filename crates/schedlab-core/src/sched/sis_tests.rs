@@ -348,11 +348,7 @@ fn scan_cpu_by_cpu(
     let span = w.sd.domains[llc].span;
     let cpus = span.and(&w.tasks[p].allowed);
     let mut visited = 0;
-    let order = span
-        .iter()
-        .filter(|&c| c >= start)
-        .chain(span.iter().filter(|&c| c < start));
-    for cpu in order {
+    for cpu in wrap_order(&span, start) {
         if !cpus.test(cpu) {
             continue;
         }
@@ -368,6 +364,35 @@ fn scan_cpu_by_cpu(
     Some((None, visited))
 }
 
+/// Random machine states for the word-level searches' tests (xorshift64).
+struct RandomStates(u64);
+
+impl RandomStates {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Each CPU idle with probability `idle_in_64`/64 and allowed to `p` but for one in
+    /// `disallowed_one_in`.
+    fn pose(&mut self, w: &mut World, p: TaskId, idle_in_64: u64, disallowed_one_in: u64) {
+        let mut idle = crate::cpumask::CpuMask::EMPTY;
+        let mut allowed = crate::cpumask::CpuMask::EMPTY;
+        for cpu in 0..w.nr_cpus() {
+            if self.next() % 64 < idle_in_64 {
+                idle.set(cpu);
+            }
+            if !self.next().is_multiple_of(disallowed_one_in) {
+                allowed.set(cpu);
+            }
+        }
+        w.set_idle_mask(idle);
+        w.tasks[p].allowed = allowed;
+    }
+}
+
 #[test]
 fn the_word_level_idle_cpu_scan_finds_and_counts_as_the_cpu_by_cpu_loop() {
     // v4.9: no limit, separate scans from target, timed; v5.6: SIS_PROP, timed; v6.8: SIS_UTIL (nr = nr_idle_scan + 1), merged scan from target + 1, untimed.
@@ -381,31 +406,13 @@ fn the_word_level_idle_cpu_scan_finds_and_counts_as_the_cpu_by_cpu_loop() {
         let llc = w.sd.sd_llc[0].unwrap();
         let span = w.sd.domains[llc].span;
         let id = w.sd.llc_id[0];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = RandomStates(0x9e37_79b9_7f4a_7c15);
         let mut outcomes = [0usize; 3];
         for round in 0..3000 {
-            let idle_in_64 = [0, 1, 4, 32][round % 4];
-            let mut idle = crate::cpumask::CpuMask::EMPTY;
-            let mut allowed = crate::cpumask::CpuMask::EMPTY;
-            for cpu in 0..w.nr_cpus() {
-                if next() % 64 < idle_in_64 {
-                    idle.set(cpu);
-                }
-                if next() % 8 != 0 {
-                    allowed.set(cpu);
-                }
-            }
-            w.set_idle_mask(idle);
-            w.tasks[p].allowed = allowed;
-            let target = span.iter().nth((next() % 48) as usize).unwrap();
-            w.rqs[target].avg_idle = [0, 1_000, 20_000, 1_000_000][(next() % 4) as usize];
-            w.llc_shared[id].nr_idle_scan = (next() % 50) as usize;
+            rng.pose(&mut w, p, [0, 1, 4, 32][round % 4], 8);
+            let target = span.iter().nth((rng.next() % 48) as usize).unwrap();
+            w.rqs[target].avg_idle = [0, 1_000, 20_000, 1_000_000][(rng.next() % 4) as usize];
+            w.llc_shared[id].nr_idle_scan = (rng.next() % 50) as usize;
             let nr = match baseline {
                 "v4.9" => usize::MAX,
                 "v5.6" => {
@@ -457,6 +464,14 @@ fn the_word_level_idle_cpu_scan_finds_and_counts_as_the_cpu_by_cpu_loop() {
     }
 }
 
+/// `for_each_cpu_wrap(cpu, span, start)` written out plainly: the CPUs at or above `start`, then
+/// those below it.
+fn wrap_order(span: &crate::cpumask::CpuMask, start: usize) -> impl Iterator<Item = usize> + '_ {
+    span.iter()
+        .filter(move |&c| c >= start)
+        .chain(span.iter().filter(move |&c| c < start))
+}
+
 /// The kernel's walk by cores (`select_idle_core()`, v4.9-v5.11 and v5.12+ alike): from `start`
 /// over the LLC's allowed CPUs, each core once (its siblings leave `cpus` after its visit), its
 /// siblings tested with `available_idle_cpu()`. Returns the visited CPU of the first wholly idle
@@ -465,11 +480,7 @@ fn walk_cores(w: &World, p: TaskId, llc: usize, start: usize) -> Result<usize, O
     let span = w.sd.domains[llc].span;
     let mut cpus = span.and(&w.tasks[p].allowed);
     let mut idle_cpu = None;
-    let order = span
-        .iter()
-        .filter(|&c| c >= start)
-        .chain(span.iter().filter(|&c| c < start));
-    for cpu in order {
+    for cpu in wrap_order(&span, start) {
         if !cpus.test(cpu) {
             continue;
         }
@@ -514,31 +525,13 @@ fn the_word_level_idle_core_search_finds_what_the_walk_by_cores_finds() {
         let span = w.sd.domains[llc].span;
         let id = w.sd.llc_id[0];
         let merged = baseline == "v6.8";
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = RandomStates(0x2545_f491_4f6c_dd1d);
         let mut outcomes = [0usize; 3];
         for round in 0..3000 {
-            let idle_in_64 = [1, 4, 16, 56][round % 4];
-            let mut idle = crate::cpumask::CpuMask::EMPTY;
-            let mut allowed = crate::cpumask::CpuMask::EMPTY;
-            for cpu in 0..w.nr_cpus() {
-                if next() % 64 < idle_in_64 {
-                    idle.set(cpu);
-                }
-                if next() % 4 != 0 {
-                    allowed.set(cpu);
-                }
-            }
-            w.set_idle_mask(idle);
-            w.tasks[p].allowed = allowed;
+            rng.pose(&mut w, p, [1, 4, 16, 56][round % 4], 4);
             let target = span
                 .iter()
-                .nth((next() % span.weight() as u64) as usize)
+                .nth((rng.next() % span.weight() as u64) as usize)
                 .unwrap();
             w.llc_shared[id].has_idle_cores = true;
             let want = walk_cores(&w, p, llc, if merged { target + 1 } else { target });
