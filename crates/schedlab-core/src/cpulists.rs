@@ -46,11 +46,6 @@ impl CpuLists {
     pub fn at(&self, k: usize) -> usize {
         self.cpus[k] as usize
     }
-
-    /// How many CPUs set `i` has.
-    pub fn len_of(&self, i: usize) -> usize {
-        (self.starts[i + 1] - self.starts[i]) as usize
-    }
 }
 
 #[cfg(test)]
@@ -68,7 +63,6 @@ mod tests {
         assert_eq!(l.get(0).collect::<Vec<_>>(), vec![3, 64, 130, 511]);
         assert_eq!(l.get(1).count(), 0);
         assert_eq!(l.get(2).collect::<Vec<_>>(), vec![7]);
-        assert_eq!((l.len_of(0), l.len_of(1), l.len_of(2)), (4, 0, 1));
         assert_eq!(l.range(2).map(|k| l.at(k)).collect::<Vec<_>>(), vec![7]);
     }
 }
