@@ -100,24 +100,13 @@ impl World {
     /// be asked for (fidelity review F4). The kernel does not know the turbo bin the hardware will
     /// grant; the cap applies to what the CPU delivers, not to the request.
     fn resolve_freq(&self, fd: usize, target: u64) -> u32 {
-        const PSTATE_STEP_KHZ: u32 = 100_000;
         let dom = &self.topo.freq_domains[fd];
-        // The table is sorted and free of repeats (`Topology::new`): the lowest entry at or
-        // above target is the first one.
-        let at = dom.opps_khz.partition_point(|&f| (f as u64) < target);
-        let opp = dom.opps_khz.get(at).copied();
-        // The ratios above the table, reference/step + 1 ..= peak/step (none when peak ==
-        // reference, without turbo bins): the lowest at or above target, by division.
-        let (lo, hi) = (
-            dom.reference_khz() / PSTATE_STEP_KHZ + 1,
-            dom.peak_khz() / PSTATE_STEP_KHZ,
-        );
-        let r = target.div_ceil(PSTATE_STEP_KHZ as u64).max(lo as u64);
-        let step = (r <= hi as u64).then(|| r as u32 * PSTATE_STEP_KHZ);
-        match (opp, step) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b).unwrap_or(dom.peak_khz()),
-        }
+        // The OPPs and the ratios above them (reference/step + 1 ..= peak/step, none when peak
+        // == reference, without turbo bins), sorted and free of repeats (`FreqDomain::new`): the
+        // lowest entry at or above target is the first one.
+        let p = dom.pstates_khz();
+        let at = p.partition_point(|&f| (f as u64) < target);
+        p.get(at).copied().unwrap_or(dom.peak_khz())
     }
 
     /// Re-evaluates `cpu`'s policy (`cpufreq_update_util(rq, flags)`) and applies the result.
@@ -671,5 +660,43 @@ mod tests {
         w.set_frequency(fd, 2_000_000);
         assert_eq!(w.clocks[fd].cur_khz, 2_000_000);
         assert_eq!(w.turbo_capped_khz(fd), None);
+    }
+
+    /// `resolve_freq()` (a binary search of the domain's P-state table) finds what its
+    /// definition finds: the lower of the lowest OPP and the lowest 100 MHz ratio (above the
+    /// reference frequency, up to the peak) at or above the target, else the peak; on every clock
+    /// of every preset, at every 10 MHz and at each entry and either side of it.
+    #[test]
+    fn resolve_freq_finds_the_lowest_pstate_at_or_above_the_target() {
+        const STEP: u64 = 100_000;
+        for name in crate::topology::presets::NAMES {
+            let w = world(name, Governor::Schedutil, false);
+            for (fd, dom) in w.topo.freq_domains.iter().enumerate() {
+                let by_definition = |target: u64| {
+                    let opp = dom.opps_khz.iter().copied().find(|&f| f as u64 >= target);
+                    let (lo, hi) = (
+                        dom.reference_khz() as u64 / STEP + 1,
+                        dom.peak_khz() as u64 / STEP,
+                    );
+                    let r = target.div_ceil(STEP).max(lo);
+                    let step = (r <= hi).then(|| (r * STEP) as u32);
+                    match (opp, step) {
+                        (Some(a), Some(b)) => a.min(b),
+                        (a, b) => a.or(b).unwrap_or(dom.peak_khz()),
+                    }
+                };
+                let mut probes: Vec<u64> = (0..=700).map(|k| k * 10_000).collect();
+                for &f in dom.pstates_khz() {
+                    probes.extend([f as u64 - 1, f as u64, f as u64 + 1]);
+                }
+                for target in probes {
+                    assert_eq!(
+                        w.resolve_freq(fd, target),
+                        by_definition(target),
+                        "{name} clock {fd} at {target} kHz"
+                    );
+                }
+            }
+        }
     }
 }

@@ -235,13 +235,11 @@ impl HwpPick {
 
 impl World {
     fn hwp_core_is_busy(&self, core: usize) -> bool {
-        self.topo.cores[core]
-            .iter()
-            .any(|i| self.busy_since[i].is_some())
+        (self.topo.core_cpus.get(core)).any(|i| self.busy_since[i].is_some())
     }
 
     fn hwp_spec(&self, core: usize) -> &HwpSpec {
-        let cpu = self.topo.cores[core].first().unwrap_or(0);
+        let cpu = self.topo.core_cpus.get(core).next().unwrap_or(0);
         &self.topo.spec.clusters[self.topo.cpus[cpu].cluster].hwp
     }
 
@@ -347,18 +345,17 @@ impl World {
     }
 
     /// The highest P-state of `fd` at or below `khz` (OPPs, then 100 MHz ratios up to the peak),
-    /// else the lowest.
+    /// else the lowest: a binary search of [`FreqDomain::pstates_khz`], which holds those
+    /// P-states sorted.
+    ///
+    /// [`FreqDomain::pstates_khz`]: crate::topology::FreqDomain::pstates_khz
     fn hwp_pstate_at_or_below(&self, fd: usize, khz: u64) -> u32 {
         let dom = &self.topo.freq_domains[fd];
-        let ratios =
-            dom.reference_khz() / PSTATE_SCALING_KHZ + 1..=dom.peak_khz() / PSTATE_SCALING_KHZ;
-        dom.opps_khz
-            .iter()
-            .copied()
-            .chain(ratios.map(|r| r * PSTATE_SCALING_KHZ))
-            .filter(|&f| f as u64 <= khz)
-            .max()
-            .unwrap_or(dom.min_khz())
+        let p = dom.pstates_khz();
+        match p.partition_point(|&f| f as u64 <= khz) {
+            0 => dom.min_khz(),
+            n => p[n - 1],
+        }
     }
 
     /// The hardware's choice for `cpu`'s core now (see the module doc), with its parts.
@@ -373,8 +370,7 @@ impl World {
         let ramp = lo as u64 + (((hi - lo) as u64 * level) >> 30);
         let ramp_khz = self.hwp_pstate_at_or_below(fd, ramp);
         let (min_limit, _, _) = self.hwp_limits(cpu);
-        let floor_ratio = self.topo.cores[core]
-            .iter()
+        let floor_ratio = (self.topo.core_cpus.get(core))
             .map(|t| self.hwp.cpus[t].boost_min.max(min_limit))
             .max()
             .unwrap_or(min_limit);

@@ -295,3 +295,39 @@ fn through_the_engine_a_busy_core_climbs_at_its_ticks_and_an_idle_one_decays() {
     let first_peak = f0.iter().find(|(_, khz)| *khz == 3900).unwrap();
     assert_eq!(first_peak.0, 12 * NSEC_PER_MSEC, "{f0:?}");
 }
+
+/// HWP's P-state search (a binary search of the domain's P-state table) finds what the
+/// definition finds: the highest of the OPPs and the 100 MHz ratios from above the reference
+/// frequency up to the peak that is at or below the frequency asked, else the lowest OPP; on
+/// every clock of every preset, at every 10 MHz and at each P-state and either side of it.
+#[test]
+fn the_pstate_search_finds_the_highest_pstate_at_or_below() {
+    for name in crate::topology::presets::NAMES {
+        let t = Topology::build(&preset(name).unwrap()).unwrap();
+        let c = build_config("v5.2", &[], None, Governor::Hwp).unwrap();
+        let d = SchedDomains::build(&t, &c).unwrap();
+        let w = World::new(t, d, c);
+        for (fd, dom) in w.topo.freq_domains.iter().enumerate() {
+            let ratios =
+                dom.reference_khz() / PSTATE_SCALING_KHZ + 1..=dom.peak_khz() / PSTATE_SCALING_KHZ;
+            let by_definition = |khz: u64| {
+                (dom.opps_khz.iter().copied())
+                    .chain(ratios.clone().map(|r| r * PSTATE_SCALING_KHZ))
+                    .filter(|&f| f as u64 <= khz)
+                    .max()
+                    .unwrap_or(dom.min_khz())
+            };
+            let mut probes: Vec<u64> = (0..=700).map(|k| k * 10_000).collect();
+            for &f in dom.pstates_khz() {
+                probes.extend([f as u64 - 1, f as u64, f as u64 + 1]);
+            }
+            for khz in probes {
+                assert_eq!(
+                    w.hwp_pstate_at_or_below(fd, khz),
+                    by_definition(khz),
+                    "{name} clock {fd} at {khz} kHz"
+                );
+            }
+        }
+    }
+}

@@ -10,7 +10,7 @@ use crate::cpufreq::CpufreqDriverSpec;
 use crate::cpulists::CpuLists;
 use crate::cpumask::{CpuMask, MAX_CPUS};
 use crate::error::{Error, Result};
-use crate::hwp::HwpSpec;
+use crate::hwp::{HwpSpec, PSTATE_SCALING_KHZ};
 use crate::power::PowerSpec;
 use crate::units::SCHED_CAPACITY_SCALE;
 use serde::{Deserialize, Serialize};
@@ -185,6 +185,10 @@ pub struct FreqDomain {
     /// (whose entry, the reference frequency, holds for any count above): looked up on every
     /// busy change.
     max_khz_by_active: Vec<u32>,
+    /// Every P-state HWP may pick, ascending and without repeats: the OPPs, then each
+    /// [`PSTATE_SCALING_KHZ`] ratio above the reference frequency up to the peak (see
+    /// [`FreqDomain::pstates_khz`]).
+    pstates_khz: Vec<u32>,
 }
 
 impl FreqDomain {
@@ -207,7 +211,14 @@ impl FreqDomain {
                     .unwrap_or(reference)
                     .max(reference)
             })
+            .collect::<Vec<u32>>();
+        let peak = max_khz_by_active[1.min(max_khz_by_active.len() - 1)];
+        let ratios = reference / PSTATE_SCALING_KHZ + 1..=peak / PSTATE_SCALING_KHZ;
+        let mut pstates_khz: Vec<u32> = (opps_khz.iter().copied())
+            .chain(ratios.map(|r| r * PSTATE_SCALING_KHZ))
             .collect();
+        pstates_khz.sort_unstable();
+        pstates_khz.dedup();
         FreqDomain {
             cpus,
             policies: Vec::new(),
@@ -215,7 +226,15 @@ impl FreqDomain {
             opps_khz,
             turbo_bins,
             max_khz_by_active,
+            pstates_khz,
         }
+    }
+
+    /// The P-states HWP picks from (`hwp_pstate_at_or_below()`), ascending: the OPP table, then
+    /// the 100 MHz ratios above the reference frequency up to the single-core turbo (none
+    /// without turbo bins). Built once: HWP reads it on every frequency update.
+    pub fn pstates_khz(&self) -> &[u32] {
+        &self.pstates_khz
     }
 
     /// The highest non-turbo OPP: the frequency at which a CPU delivers its `capacity_orig`.
