@@ -288,7 +288,7 @@ impl World {
             return;
         }
         let now = self.now;
-        let two_ticks = 2 * self.config.tick_ns();
+        let two_ticks = 2 * self.tick_ns;
         let c = &mut self.hwp.cpus[cpu];
         c.sched_flags_iowait |= iowait;
         if !local {

@@ -1,10 +1,13 @@
 //! 64-bit multiply-shift helpers, as `include/linux/math64.h` has them for machines without a
 //! 128-bit multiply (its generic `mul_u64_u32_shr()` and `mul_u64_u64_shr()`, all versions).
 //!
-//! Why not `(a as u128 * b as u128) >> s`: on wasm32 a 128-bit multiply is a call into
-//! compiler-rt (`__multi3`), on the hottest paths (PELT's `decay_load()`, the run's RNG). The forms
-//! here use only 64-bit multiplies of 32-bit halves and give exactly the same value for every
-//! input (the proof is in each function; `tests` checks it against the 128-bit form).
+//! Why not `(a as u128 * b as u128) >> s` everywhere: on wasm32 a 128-bit multiply is a call into
+//! compiler-rt (`__multi3`), on the hottest paths (PELT's `decay_load()`, the run's RNG). The
+//! generic forms here use only 64-bit multiplies of 32-bit halves and give exactly the same value
+//! for every input (the proof is in each function; `tests` checks it against the 128-bit form).
+//! Like math64.h, which takes the `__int128` form where the architecture has one
+//! (`CONFIG_ARCH_SUPPORTS_INT128`, x86-64 and arm64), the public functions take the 128-bit
+//! product on every target but wasm32: one multiply instruction there. The value is the same.
 
 /// `mul_u64_u32_shr(a, mul, shift)`: `(a * mul) >> shift` truncated to 64 bits, for
 /// `shift <= 32`; math64.h's generic form (v3.13+): the low and high 32-bit halves of `a`
@@ -16,6 +19,16 @@
 /// sum are taken modulo `2^64` (wrapping), which is what `as u64` of the 128-bit value gives.
 #[inline]
 pub fn mul_u64_u32_shr(a: u64, mul: u32, shift: u32) -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    return mul_u64_u32_shr_generic(a, mul, shift);
+    #[cfg(not(target_arch = "wasm32"))]
+    return ((a as u128 * mul as u128) >> shift) as u64;
+}
+
+/// [`mul_u64_u32_shr`] from 32-bit halves (math64.h's form without `__int128`).
+#[cfg(any(target_arch = "wasm32", test))]
+#[inline]
+pub(crate) fn mul_u64_u32_shr_generic(a: u64, mul: u32, shift: u32) -> u64 {
     debug_assert!(shift <= 32);
     let (al, ah) = (a & 0xffff_ffff, a >> 32);
     let low = (al * mul as u64) >> shift;
@@ -34,6 +47,16 @@ pub fn mul_u64_u32_shr(a: u64, mul: u32, shift: u32) -> u64 {
 /// half of a product below `2^128`, so below `2^64`: no step overflows.
 #[inline]
 pub fn mul_u64_u64_hi(a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    return mul_u64_u64_hi_generic(a, b);
+    #[cfg(not(target_arch = "wasm32"))]
+    return ((a as u128 * b as u128) >> 64) as u64;
+}
+
+/// [`mul_u64_u64_hi`] from the four 32x32-bit partial products.
+#[cfg(any(target_arch = "wasm32", test))]
+#[inline]
+pub(crate) fn mul_u64_u64_hi_generic(a: u64, b: u64) -> u64 {
     const LO: u64 = 0xffff_ffff;
     let (a0, a1) = (a & LO, a >> 32);
     let (b0, b1) = (b & LO, b >> 32);
@@ -45,11 +68,21 @@ pub fn mul_u64_u64_hi(a: u64, b: u64) -> u64 {
     p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
 }
 
-/// The full 128-bit product `a * b`, built from [`mul_u64_u64_hi`] and the wrapping 64-bit
-/// product (the low half): the same value as `a as u128 * b as u128`, without wasm32's call.
+/// The full 128-bit product `a * b`; on wasm32 built from [`mul_u64_u64_hi_generic`] and the
+/// wrapping 64-bit product (the low half): the same value, without wasm32's call.
 #[inline]
 pub fn mul_u64_u64_wide(a: u64, b: u64) -> u128 {
-    ((mul_u64_u64_hi(a, b) as u128) << 64) | a.wrapping_mul(b) as u128
+    #[cfg(target_arch = "wasm32")]
+    return mul_u64_u64_wide_generic(a, b);
+    #[cfg(not(target_arch = "wasm32"))]
+    return a as u128 * b as u128;
+}
+
+/// [`mul_u64_u64_wide`] without a 128-bit multiply.
+#[cfg(any(target_arch = "wasm32", test))]
+#[inline]
+pub(crate) fn mul_u64_u64_wide_generic(a: u64, b: u64) -> u128 {
+    ((mul_u64_u64_hi_generic(a, b) as u128) << 64) | a.wrapping_mul(b) as u128
 }
 
 #[cfg(test)]
@@ -90,6 +123,11 @@ mod tests {
                 for shift in [0, 1, 10, 31, 32] {
                     let want = ((a as u128 * m as u128) >> shift) as u64;
                     assert_eq!(mul_u64_u32_shr(a, m, shift), want, "{a} {m} {shift}");
+                    assert_eq!(
+                        mul_u64_u32_shr_generic(a, m, shift),
+                        want,
+                        "{a} {m} {shift}"
+                    );
                 }
             }
         }
@@ -102,7 +140,13 @@ mod tests {
             for &b in s.iter().step_by(7) {
                 let want = ((a as u128 * b as u128) >> 64) as u64;
                 assert_eq!(mul_u64_u64_hi(a, b), want, "{a} {b}");
+                assert_eq!(mul_u64_u64_hi_generic(a, b), want, "{a} {b}");
                 assert_eq!(mul_u64_u64_wide(a, b), a as u128 * b as u128, "{a} {b}");
+                assert_eq!(
+                    mul_u64_u64_wide_generic(a, b),
+                    a as u128 * b as u128,
+                    "{a} {b}"
+                );
             }
         }
     }

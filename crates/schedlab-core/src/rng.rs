@@ -39,8 +39,8 @@ impl Rng {
 
     /// Uniform in `0..n` (`n > 0`), by Lemire's multiply-shift; the tiny bias is irrelevant here
     /// and the result is the same on every platform. The high half of the 128-bit product is
-    /// taken in 64-bit pieces ([`crate::math64::mul_u64_u64_hi`], exact): no 128-bit multiply,
-    /// which wasm32 makes a call.
+    /// [`crate::math64::mul_u64_u64_hi`]: on wasm32 taken in 64-bit pieces (exact), since a
+    /// 128-bit multiply is a call there.
     pub fn below(&mut self, n: u64) -> u64 {
         crate::math64::mul_u64_u64_hi(self.next_u64(), n)
     }

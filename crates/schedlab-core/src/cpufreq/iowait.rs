@@ -41,7 +41,7 @@ impl World {
     /// `sugov_iowait_reset()` (v4.18+): after more than a tick without an update the boost
     /// restarts at the floor for an IOWAIT update, else ends.
     fn sugov_iowait_reset(&mut self, cpu: usize, set: bool) -> bool {
-        let tick = self.config.tick_ns();
+        let tick = self.tick_ns;
         let (min, _) = self.iowait_bounds(cpu);
         let sg = &mut self.sg_cpu[cpu];
         if self.now.saturating_sub(sg.last_update) <= tick {
@@ -56,7 +56,7 @@ impl World {
     /// `cpu` with `flags`, before `sg_cpu->last_update` is set to now.
     pub(crate) fn sugov_iowait_boost(&mut self, cpu: usize, flags: u32) {
         let set = flags & SCHED_CPUFREQ_IOWAIT != 0;
-        let tick = self.config.tick_ns();
+        let tick = self.tick_ns;
         let (min, max) = self.iowait_bounds(cpu);
         let idle_for = self.now.saturating_sub(self.sg_cpu[cpu].last_update);
         match self.config.schedutil_iowait_boost {

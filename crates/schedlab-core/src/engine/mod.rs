@@ -768,7 +768,7 @@ impl<'a> Engine<'a> {
             }
             if !self.w.rqs[cpu].tick_armed {
                 self.w.rqs[cpu].tick_armed = true;
-                let tick = self.w.config.tick_ns();
+                let tick = self.w.tick_ns;
                 let at = (self.w.now / tick + 1) * tick;
                 self.push(at, EvKind::Tick(cpu));
             }
@@ -1010,7 +1010,7 @@ impl<'a> Engine<'a> {
         if let Some(ilb) = self.w.nohz_balancer_kick(cpu) {
             self.push(self.w.now + ILB_IPI_NS, EvKind::Ilb(ilb));
         }
-        let tick = self.w.config.tick_ns();
+        let tick = self.w.tick_ns;
         self.push(self.w.now + tick, EvKind::Tick(cpu));
     }
 

@@ -25,6 +25,11 @@ impl Engine<'_> {
                 }
             }
         }
+        if self.w.tick_ns != self.w.config.tick_ns() {
+            return Err(Error::Scenario(
+                "invariant: the tick length out of step with the kernel's HZ".into(),
+            ));
+        }
         for (fd, clock) in self.w.clocks.iter().enumerate() {
             if clock.freq_scale != self.w.freq_scale_at(fd, clock.cur_khz) {
                 return Err(Error::Scenario(format!(

@@ -304,6 +304,10 @@ pub struct World {
     pub topo: Topology,
     pub sd: SchedDomains,
     pub config: KernelConfig,
+    /// `TICK_NSEC`, [`KernelConfig::tick_ns`] of `config` kept with it: [`World::jiffies`] reads
+    /// it on every event, and the kernel's is a constant, not a division per read. The engine's
+    /// `verify()` checks it against `config`.
+    pub(crate) tick_ns: u64,
     pub tasks: Vec<Task>,
     pub rqs: Vec<Rq>,
     /// `[cpu * levels + level]`, levels = the CPU's domains bottom up.
@@ -530,6 +534,7 @@ impl World {
             sched_wakeup_granularity: config.sched_wakeup_granularity_ns * factor,
             topo,
             sd,
+            tick_ns: config.tick_ns(),
             config,
             tasks: Vec::new(),
             rqs,
@@ -589,7 +594,7 @@ impl World {
 
     /// `jiffies`.
     pub fn jiffies(&self) -> u64 {
-        self.now / self.config.tick_ns()
+        self.now / self.tick_ns
     }
 
     /// `msecs_to_jiffies()`.
