@@ -905,15 +905,20 @@ impl<'a> Engine<'a> {
             return false;
         }
         self.w.counters.exec_migrations += 1;
-        self.w.dequeue_task(cpu, t, true);
-        self.w.enqueue_task(dest, t, Enqueue::Migrated);
-        // The exec'ing CPU's stopper preempts the task, then moves it (`migration_cpu_stop()`).
-        self.switch_out(cpu, t);
-        self.trace_migrate(t, cpu, dest, MigrateReason::Exec, cpu);
-        self.w.check_preempt_wakeup(dest, t);
-        self.w.resched(cpu);
+        self.stopper_move(cpu, t, dest, MigrateReason::Exec);
         self.freq_update(dest, 0);
         true
+    }
+
+    /// `migration_cpu_stop()` on `t`, running on `cpu`: the CPU's stopper preempts it and moves
+    /// it to `dest`, whose curr it may preempt in turn.
+    pub(super) fn stopper_move(&mut self, cpu: usize, t: TaskId, dest: usize, why: MigrateReason) {
+        self.w.dequeue_task(cpu, t, true);
+        self.w.enqueue_task(dest, t, Enqueue::Migrated);
+        self.switch_out(cpu, t);
+        self.trace_migrate(t, cpu, dest, why, cpu);
+        self.w.check_preempt_wakeup(dest, t);
+        self.w.resched(cpu);
     }
 
     /// `select_fallback_rq()`: the first allowed CPU when the choice is not allowed.

@@ -3,7 +3,6 @@
 
 use super::{Engine, EvKind, MAX_OPS_WITHOUT_WORK};
 use crate::error::Error;
-use crate::sched::rq::Enqueue;
 use crate::sched::{TaskId, TaskState};
 use crate::trace::MigrateReason;
 use crate::units::WORK_SCALE;
@@ -336,13 +335,8 @@ impl<'a> Engine<'a> {
                     let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
                     self.distribute_prev = dest;
                     // __set_cpus_allowed_ptr() on the running task: the stopper of its
-                    // CPU preempts it and moves it (migration_cpu_stop()).
-                    self.w.dequeue_task(cpu, t, true);
-                    self.w.enqueue_task(dest, t, Enqueue::Migrated);
-                    self.switch_out(cpu, t);
-                    self.trace_migrate(t, cpu, dest, MigrateReason::Affinity, cpu);
-                    self.w.check_preempt_wakeup(dest, t);
-                    self.w.resched(cpu);
+                    // CPU preempts it and moves it.
+                    self.stopper_move(cpu, t, dest, MigrateReason::Affinity);
                     return true;
                 }
             }
