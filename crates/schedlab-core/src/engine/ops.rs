@@ -72,6 +72,152 @@ impl<'a> Engine<'a> {
                         *pc += 1;
                     }
                 }
+                Op::Timer {
+                    timer,
+                    period,
+                    absolute,
+                } => {
+                    let now = self.w.now;
+                    // A timer starts at its first user's t_first.
+                    let next = self.timer_next[timer]
+                        .unwrap_or(self.t_first[t])
+                        .saturating_add(period);
+                    self.timer_next[timer] = Some(next);
+                    *pc += 1;
+                    self.trace_rtapp_slack(t, next);
+                    if now < next {
+                        self.block(cpu, t, TaskState::Sleeping);
+                        self.arm_timer(t, cpu, next);
+                        return;
+                    }
+                    if !absolute {
+                        self.timer_next[timer] = Some(now);
+                    }
+                }
+                Op::Barrier { id, parties } => {
+                    *pc += 1;
+                    if self.barrier_waiters[id].len() + 1 < parties as usize {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.barrier_waiters[id].push(t);
+                        return;
+                    }
+                    let waiters = std::mem::take(&mut self.barrier_waiters[id]);
+                    for &wt in &waiters {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                    self.barrier_waiters[id] = waiters;
+                    self.barrier_waiters[id].clear();
+                }
+                Op::Lock(m) => match self.mutex_owner[m] {
+                    None => {
+                        self.mutex_owner[m] = Some(t);
+                        *pc += 1;
+                    }
+                    Some(owner) if owner == t => {
+                        let name = self.inst.programs[prog].name.clone();
+                        self.fail(Error::Workload(format!(
+                            "program '{name}' locks mutex {m} twice"
+                        )));
+                        return;
+                    }
+                    Some(_) => {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.mutex_waiters[m].push_back(t);
+                        return;
+                    }
+                },
+                Op::Unlock(m) => {
+                    *pc += 1;
+                    self.unlock(m, t, cpu);
+                }
+                Op::CondWait { cond, mutex } => {
+                    *pc += 1;
+                    self.unlock(mutex, t, cpu);
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.cond_waiters[cond].push_back(t);
+                    return;
+                }
+                Op::CondSignal(c) => {
+                    *pc += 1;
+                    if let Some(wt) = self.cond_waiters[c].pop_front() {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                Op::CondBroadcast(c) => {
+                    *pc += 1;
+                    while let Some(wt) = self.cond_waiters[c].pop_front() {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                Op::Suspend(e) => {
+                    if self.event_pending[e] > 0 {
+                        self.event_pending[e] -= 1;
+                        *pc += 1;
+                    } else {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.event_waiters[e].push_back(t);
+                        return;
+                    }
+                }
+                Op::Resume(e) => {
+                    *pc += 1;
+                    self.event_pending[e] += 1;
+                    if let Some(wt) = self.event_waiters[e].pop_front() {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
+                }
+                // `sched_yield()` is a system call: its time is spent first (as a wall-clock run,
+                // like `RunFor`), then `yield_task_fair()` and the pick. Without that time a task
+                // yielding in a loop would never age, and once the other task is a wake-up
+                // granularity ahead `pick_next_entity()` would pick the yielder again at the same
+                // instant, forever.
+                Op::Yield if self.in_run[t] => {
+                    self.in_run[t] = false;
+                    self.fixed_rate[t] = false;
+                    *pc += 1;
+                    self.w.yield_task(cpu);
+                    return;
+                }
+                Op::Yield => {
+                    self.w.tasks[t].work_left = SCHED_YIELD_NS.saturating_mul(WORK_SCALE);
+                    self.fixed_rate[t] = true;
+                    self.in_run[t] = true;
+                    return;
+                }
+                Op::Send { chan, bytes } => {
+                    let ch = &mut self.channels[chan];
+                    if ch.buffered + bytes > ch.capacity {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.channels[chan].writers.push_back(t);
+                        return;
+                    }
+                    ch.buffered += bytes;
+                    *pc += 1;
+                    if let Some(r) = self.channels[chan].readers.pop_front() {
+                        self.try_to_wake_up(r, Some((t, cpu)), true);
+                    }
+                }
+                Op::Recv { chan, bytes } => {
+                    let ch = &mut self.channels[chan];
+                    if ch.buffered < bytes {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.channels[chan].readers.push_back(t);
+                        return;
+                    }
+                    ch.buffered -= bytes;
+                    *pc += 1;
+                    if let Some(wr) = self.channels[chan].writers.pop_front() {
+                        self.try_to_wake_up(wr, Some((t, cpu)), true);
+                    }
+                }
+                Op::ResetCount => {
+                    self.counted = 0;
+                    *pc += 1;
+                }
+                Op::Count(n) => {
+                    self.counted = self.counted.saturating_add(n);
+                    *pc += 1;
+                }
                 Op::TakeEvent { pool, exhausted } => {
                     let past_deadline = match (self.inst.deadline_after_start, self.start) {
                         (Some(d), Some(s)) => self.w.now >= s + d,
@@ -86,320 +232,143 @@ impl<'a> Engine<'a> {
                     }
                 }
                 Op::Jump(to) => *pc = to,
-                // Everything else: the ops that block, wake or touch shared objects, out of line so
-                // that the loop above (a run op, a loop back, a counted event: every request of a
-                // request-driven program) keeps a small frame.
-                _ => {
-                    if self.run_other_op(cpu, t, pc, prog, op) {
+                Op::Delay(delay) => {
+                    *pc += 1;
+                    self.t_first[t] = delay;
+                    if self.w.now < delay {
+                        self.block(cpu, t, TaskState::Sleeping);
+                        self.arm_timer(t, cpu, delay);
                         return;
                     }
                 }
-            }
-        }
-    }
-
-    /// One op of [`Engine::run_ops`] other than the run ops, `Repeat`, `TakeEvent` and `Jump`.
-    /// Returns whether the program stops here (it blocked, exited, failed or started a run).
-    #[inline(never)]
-    fn run_other_op(
-        &mut self,
-        cpu: usize,
-        t: TaskId,
-        pc: &mut usize,
-        prog: usize,
-        op: &Op,
-    ) -> bool {
-        match *op {
-            Op::Timer {
-                timer,
-                period,
-                absolute,
-            } => {
-                let now = self.w.now;
-                // A timer starts at its first user's t_first.
-                let next = self.timer_next[timer]
-                    .unwrap_or(self.t_first[t])
-                    .saturating_add(period);
-                self.timer_next[timer] = Some(next);
-                *pc += 1;
-                self.trace_rtapp_slack(t, next);
-                if now < next {
+                Op::IoSleep(ns) => {
+                    *pc += 1;
+                    self.w.tasks[t].in_iowait = true;
+                    // io_schedule_prepare(): the rq counts its I/O waiters.
+                    self.w.tasks[t].iowait_cpu = cpu;
+                    self.w.nr_iowait[cpu] += 1;
                     self.block(cpu, t, TaskState::Sleeping);
-                    self.arm_timer(t, cpu, next);
-                    return true;
+                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                    return;
                 }
-                if !absolute {
-                    self.timer_next[timer] = Some(now);
-                }
-            }
-            Op::Barrier { id, parties } => {
-                *pc += 1;
-                if self.barrier_waiters[id].len() + 1 < parties as usize {
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.barrier_waiters[id].push(t);
-                    return true;
-                }
-                let waiters = std::mem::take(&mut self.barrier_waiters[id]);
-                for &wt in &waiters {
-                    self.try_to_wake_up(wt, Some((t, cpu)), false);
-                }
-                self.barrier_waiters[id] = waiters;
-                self.barrier_waiters[id].clear();
-            }
-            Op::Lock(m) => match self.mutex_owner[m] {
-                None => {
-                    self.mutex_owner[m] = Some(t);
+                Op::Sleep(ns) => {
                     *pc += 1;
-                }
-                Some(owner) if owner == t => {
-                    let name = self.inst.programs[prog].name.clone();
-                    self.fail(Error::Workload(format!(
-                        "program '{name}' locks mutex {m} twice"
-                    )));
-                    return true;
-                }
-                Some(_) => {
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.mutex_waiters[m].push_back(t);
-                    return true;
-                }
-            },
-            Op::Unlock(m) => {
-                *pc += 1;
-                self.unlock(m, t, cpu);
-            }
-            Op::CondWait { cond, mutex } => {
-                *pc += 1;
-                self.unlock(mutex, t, cpu);
-                self.block(cpu, t, TaskState::Blocked);
-                self.cond_waiters[cond].push_back(t);
-                return true;
-            }
-            Op::CondSignal(c) => {
-                *pc += 1;
-                if let Some(wt) = self.cond_waiters[c].pop_front() {
-                    self.try_to_wake_up(wt, Some((t, cpu)), false);
-                }
-            }
-            Op::CondBroadcast(c) => {
-                *pc += 1;
-                while let Some(wt) = self.cond_waiters[c].pop_front() {
-                    self.try_to_wake_up(wt, Some((t, cpu)), false);
-                }
-            }
-            Op::Suspend(e) => {
-                if self.event_pending[e] > 0 {
-                    self.event_pending[e] -= 1;
-                    *pc += 1;
-                } else {
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.event_waiters[e].push_back(t);
-                    return true;
-                }
-            }
-            Op::Resume(e) => {
-                *pc += 1;
-                self.event_pending[e] += 1;
-                if let Some(wt) = self.event_waiters[e].pop_front() {
-                    self.try_to_wake_up(wt, Some((t, cpu)), false);
-                }
-            }
-            // `sched_yield()` is a system call: its time is spent first (as a wall-clock run,
-            // like `RunFor`), then `yield_task_fair()` and the pick. Without that time a task
-            // yielding in a loop would never age, and once the other task is a wake-up
-            // granularity ahead `pick_next_entity()` would pick the yielder again at the same
-            // instant, forever.
-            Op::Yield if self.in_run[t] => {
-                self.in_run[t] = false;
-                self.fixed_rate[t] = false;
-                *pc += 1;
-                self.w.yield_task(cpu);
-                return true;
-            }
-            Op::Yield => {
-                self.w.tasks[t].work_left = SCHED_YIELD_NS.saturating_mul(WORK_SCALE);
-                self.fixed_rate[t] = true;
-                self.in_run[t] = true;
-                return true;
-            }
-            Op::Send { chan, bytes } => {
-                let ch = &mut self.channels[chan];
-                if ch.buffered + bytes > ch.capacity {
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.channels[chan].writers.push_back(t);
-                    return true;
-                }
-                ch.buffered += bytes;
-                *pc += 1;
-                if let Some(r) = self.channels[chan].readers.pop_front() {
-                    self.try_to_wake_up(r, Some((t, cpu)), true);
-                }
-            }
-            Op::Recv { chan, bytes } => {
-                let ch = &mut self.channels[chan];
-                if ch.buffered < bytes {
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.channels[chan].readers.push_back(t);
-                    return true;
-                }
-                ch.buffered -= bytes;
-                *pc += 1;
-                if let Some(wr) = self.channels[chan].writers.pop_front() {
-                    self.try_to_wake_up(wr, Some((t, cpu)), true);
-                }
-            }
-            Op::ResetCount => {
-                self.counted = 0;
-                *pc += 1;
-            }
-            Op::Count(n) => {
-                self.counted = self.counted.saturating_add(n);
-                *pc += 1;
-            }
-            Op::Delay(delay) => {
-                *pc += 1;
-                self.t_first[t] = delay;
-                if self.w.now < delay {
                     self.block(cpu, t, TaskState::Sleeping);
-                    self.arm_timer(t, cpu, delay);
-                    return true;
+                    self.arm_timer(t, cpu, self.w.now + ns.max(1));
+                    return;
                 }
-            }
-            Op::IoSleep(ns) => {
-                *pc += 1;
-                self.w.tasks[t].in_iowait = true;
-                // io_schedule_prepare(): the rq counts its I/O waiters.
-                self.w.tasks[t].iowait_cpu = cpu;
-                self.w.nr_iowait[cpu] += 1;
-                self.block(cpu, t, TaskState::Sleeping);
-                self.push(self.w.now + ns.max(1), EvKind::Wake(t));
-                return true;
-            }
-            Op::Sleep(ns) => {
-                *pc += 1;
-                self.block(cpu, t, TaskState::Sleeping);
-                self.arm_timer(t, cpu, self.w.now + ns.max(1));
-                return true;
-            }
-            Op::WaitGate(g) => {
-                *pc += 1;
-                if !self.gate_open[g] {
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.gate_waiters[g].push(t);
-                    return true;
-                }
-            }
-            Op::OpenGate(g) => {
-                *pc += 1;
-                self.gate_open[g] = true;
-                let waiters = std::mem::take(&mut self.gate_waiters[g]);
-                for wt in waiters {
-                    self.try_to_wake_up(wt, Some((t, cpu)), false);
-                }
-            }
-            Op::Fork(program) => {
-                *pc += 1;
-                self.wake_up_new_task(t, cpu, program);
-                if self.error.is_some() {
-                    return true;
-                }
-            }
-            Op::Exec => {
-                *pc += 1;
-                if self.sched_exec(cpu, t) {
-                    return true;
-                }
-            }
-            Op::WaitChildren => {
-                if self.w.tasks[t].live_children == 0 {
+                Op::WaitGate(g) => {
                     *pc += 1;
-                } else {
-                    self.waiting_children[t] = true;
-                    self.block(cpu, t, TaskState::Blocked);
-                    return true;
+                    if !self.gate_open[g] {
+                        self.block(cpu, t, TaskState::Blocked);
+                        self.gate_waiters[g].push(t);
+                        return;
+                    }
                 }
-            }
-            Op::SetAffinity(ref mask) => {
-                *pc += 1;
-                let mask = mask.and(&self.w.topo.all_cpus());
-                if mask.is_empty() {
-                    let name = self.inst.programs[prog].name.clone();
-                    self.fail(Error::Workload(format!(
-                        "program '{name}' sets an affinity with no CPU of this machine"
-                    )));
-                    return true;
+                Op::OpenGate(g) => {
+                    *pc += 1;
+                    self.gate_open[g] = true;
+                    let waiters = std::mem::take(&mut self.gate_waiters[g]);
+                    for wt in waiters {
+                        self.try_to_wake_up(wt, Some((t, cpu)), false);
+                    }
                 }
-                self.w.tasks[t].allowed = mask;
-                if !mask.test(cpu) {
-                    // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
-                    let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
-                    self.distribute_prev = dest;
-                    // __set_cpus_allowed_ptr() on the running task: the stopper of its
-                    // CPU preempts it and moves it.
-                    self.stopper_move(cpu, t, dest, MigrateReason::Affinity);
-                    return true;
+                Op::Fork(program) => {
+                    *pc += 1;
+                    self.wake_up_new_task(t, cpu, program);
+                    if self.error.is_some() {
+                        return;
+                    }
                 }
-            }
-            Op::SetNice(nice) => {
-                self.w.set_nice(t, nice);
-                *pc += 1;
-            }
-            Op::SetUclamp { min, max } => {
-                if self.w.config.uclamp {
-                    if !self.w.sched_setattr_uclamp(t, min, max) {
+                Op::Exec => {
+                    *pc += 1;
+                    if self.sched_exec(cpu, t) {
+                        return;
+                    }
+                }
+                Op::WaitChildren => {
+                    if self.w.tasks[t].live_children == 0 {
+                        *pc += 1;
+                    } else {
+                        self.waiting_children[t] = true;
+                        self.block(cpu, t, TaskState::Blocked);
+                        return;
+                    }
+                }
+                Op::SetAffinity(ref mask) => {
+                    *pc += 1;
+                    let mask = mask.and(&self.w.topo.all_cpus());
+                    if mask.is_empty() {
                         let name = self.inst.programs[prog].name.clone();
                         self.fail(Error::Workload(format!(
-                            "program '{name}': sched_setattr() refuses util_min {min:?} / \
-                             util_max {max:?} (EINVAL: min above max or above 1024)"
+                            "program '{name}' sets an affinity with no CPU of this machine"
                         )));
-                        return true;
+                        return;
                     }
-                    // The re-enqueue's cpufreq_update_util().
-                    self.freq_update(cpu, 0);
+                    self.w.tasks[t].allowed = mask;
+                    if !mask.test(cpu) {
+                        // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
+                        let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
+                        self.distribute_prev = dest;
+                        // __set_cpus_allowed_ptr() on the running task: the stopper of its
+                        // CPU preempts it and moves it.
+                        self.stopper_move(cpu, t, dest, MigrateReason::Affinity);
+                        return;
+                    }
                 }
-                *pc += 1;
-            }
-            Op::SetSlice(ns) => {
-                self.w.set_custom_slice(t, ns);
-                *pc += 1;
-            }
-            Op::WakeupSample => {
-                self.lat.sample_wakeup(t);
-                *pc += 1;
-            }
-            Op::RequestStart => {
-                self.lat.request_start(t, self.w.now);
-                *pc += 1;
-            }
-            Op::RequestEnd => {
-                self.lat.request_end(t, self.w.now);
-                *pc += 1;
-            }
-            Op::MarkStart => {
-                self.start = Some(self.w.now);
-                self.energy_at_start = self.energy_now();
-                self.aperf_at_start = self.w.aperf_mperf_totals();
-                *pc += 1;
-            }
-            Op::MarkEnd => {
-                self.end = Some(self.w.now);
-                self.energy_at_end = Some(self.energy_now());
-                self.aperf_at_end = Some(self.w.aperf_mperf_totals());
-                *pc += 1;
-            }
-            Op::Exit => {
-                self.exit(cpu, t);
-                return true;
-            }
-            Op::Run { .. }
-            | Op::RunFor(_)
-            | Op::Repeat { .. }
-            | Op::TakeEvent { .. }
-            | Op::Jump(_) => {
-                unreachable!("run_ops() handles {op:?}")
+                Op::SetNice(nice) => {
+                    self.w.set_nice(t, nice);
+                    *pc += 1;
+                }
+                Op::SetUclamp { min, max } => {
+                    if self.w.config.uclamp {
+                        if !self.w.sched_setattr_uclamp(t, min, max) {
+                            let name = self.inst.programs[prog].name.clone();
+                            self.fail(Error::Workload(format!(
+                                "program '{name}': sched_setattr() refuses util_min {min:?} / \
+                                 util_max {max:?} (EINVAL: min above max or above 1024)"
+                            )));
+                            return;
+                        }
+                        // The re-enqueue's cpufreq_update_util().
+                        self.freq_update(cpu, 0);
+                    }
+                    *pc += 1;
+                }
+                Op::SetSlice(ns) => {
+                    self.w.set_custom_slice(t, ns);
+                    *pc += 1;
+                }
+                Op::WakeupSample => {
+                    self.lat.sample_wakeup(t);
+                    *pc += 1;
+                }
+                Op::RequestStart => {
+                    self.lat.request_start(t, self.w.now);
+                    *pc += 1;
+                }
+                Op::RequestEnd => {
+                    self.lat.request_end(t, self.w.now);
+                    *pc += 1;
+                }
+                Op::MarkStart => {
+                    self.start = Some(self.w.now);
+                    self.energy_at_start = self.energy_now();
+                    self.aperf_at_start = self.w.aperf_mperf_totals();
+                    *pc += 1;
+                }
+                Op::MarkEnd => {
+                    self.end = Some(self.w.now);
+                    self.energy_at_end = Some(self.energy_now());
+                    self.aperf_at_end = Some(self.w.aperf_mperf_totals());
+                    *pc += 1;
+                }
+                Op::Exit => {
+                    self.exit(cpu, t);
+                    return;
+                }
             }
         }
-        false
     }
 
     fn jitter(&mut self, work: u64, ppm: u32) -> u64 {
