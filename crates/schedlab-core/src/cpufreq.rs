@@ -67,7 +67,7 @@ pub use iowait::{SugovCpu, IOWAIT_BOOST_MIN, SCHED_CPUFREQ_IOWAIT};
 use crate::hwp::HwpReason;
 use crate::kernel::{FreqInvarianceMax, Governor};
 use crate::sched::log::{Decision, FreqDecision, FreqWhy};
-use crate::sched::World;
+use crate::sched::{Policy, World};
 
 impl World {
     /// The frequency `arch_scale_freq_capacity()` divides by.
@@ -223,21 +223,35 @@ impl World {
     /// v6.8 `sugov_effective_cpu_perf()`: `max(min, min(util * 1.25, max))` with
     /// `util = max(util, boost)` and the hints of [`World::uclamp_sugov_bounds`], so no headroom
     /// is added on top of a clamp.
-    fn sugov_policy_util(&self, p: usize, boost: bool) -> (u64, u64, FreqWhy) {
+    ///
+    /// `shared` and `cpu` are the policy's ([`Policy::shared`], [`Policy::cpu`]): the caller
+    /// has read them already.
+    fn sugov_policy_util(
+        &self,
+        p: usize,
+        shared: bool,
+        cpu: usize,
+        boost: bool,
+    ) -> (u64, u64, FreqWhy) {
+        // Nothing busy: (0, 1) and Util, whatever the CPUs' capacities (the decision log shows
+        // max 1 for an idle policy).
         let (mut util, mut max, mut why) = (0u64, 1u64, FreqWhy::Util);
-        let mut take = |(j_util, j_max, j_why): (u64, u64, FreqWhy)| {
+        if !shared {
+            // sugov_update_single(): the one CPU's figures.
+            let (j_util, j_max, j_why) = self.sugov_cpu_util(cpu, boost);
+            return if j_util > 0 {
+                (j_util, j_max, j_why)
+            } else {
+                (util, max, why)
+            };
+        }
+        for j in self.topo.policies[p].cpus.iter() {
+            let (j_util, j_max, j_why) = self.sugov_cpu_util(j, boost);
             if j_util * max > j_max * util {
                 util = j_util;
                 max = j_max;
                 why = j_why;
             }
-        };
-        if self.policies[p].shared {
-            for j in self.topo.policies[p].cpus.iter() {
-                take(self.sugov_cpu_util(j, boost));
-            }
-        } else {
-            take(self.sugov_cpu_util(self.policies[p].cpu, boost));
         }
         (util, max, why)
     }
@@ -278,14 +292,14 @@ impl World {
     }
 
     /// `get_next_freq()` (v6.8: with `get_capacity_ref_freq()`) resolved to a P-state / OPP:
-    /// (reference kHz, frequency).
-    fn sugov_next_freq(&self, p: usize, util: u64, max: u64) -> (u64, u32) {
-        let fd = self.topo.policies[p].clock;
+    /// (reference kHz, frequency). `cur_khz` is the policy's last request ([`Policy::req_khz`],
+    /// `policy->cur`).
+    fn sugov_next_freq(&self, fd: usize, cur_khz: u32, util: u64, max: u64) -> (u64, u32) {
         let dom = &self.topo.freq_domains[fd];
         let reference = if self.config.frequency_invariance {
             dom.peak_khz()
         } else {
-            self.policies[p].req_khz
+            cur_khz
         } as u64;
         let next = if self.config.schedutil_util_headroom {
             // v6.8 get_capacity_ref_freq(): the max frequency when invariant, else
@@ -308,43 +322,54 @@ impl World {
     /// single-CPU policy, the request. Returns the new request if it differs from the last.
     fn sugov_update(&mut self, cpu: usize, flags: u32) -> Option<u32> {
         let p = self.topo.cpus[cpu].policy;
+        let fd = self.topo.policies[p].clock;
         let now = self.now;
         self.sugov_iowait_boost(cpu, flags);
         self.sg_cpu[cpu].last_update = now;
-        let policy = &self.policies[p];
-        if policy.rate_limited && now < policy.last_update + policy.freq_update_delay_ns {
+        // The policy's fields, read once: nothing below changes them until they are written
+        // back at the end.
+        let &Policy {
+            req_khz,
+            last_update,
+            rate_limited,
+            freq_update_delay_ns,
+            updated_once,
+            idle_calls: saved_idle_calls,
+            shared,
+            cpu: first_cpu,
+        } = &self.policies[p];
+        if rate_limited && now < last_update + freq_update_delay_ns {
             if self.log.is_some() {
-                let (util, max, _) = self.sugov_policy_util(p, false);
-                let (reference, f) = self.sugov_next_freq(p, util, max);
-                if f != self.policies[p].req_khz {
+                let (util, max, _) = self.sugov_policy_util(p, shared, first_cpu, false);
+                let (reference, f) = self.sugov_next_freq(fd, req_khz, util, max);
+                if f != req_khz {
                     self.log_held(cpu, p, (util, max, reference, f), FreqWhy::RateLimited);
                 }
             }
             return None;
         }
         // sugov_cpu_is_busy(), before the utilization is read.
-        let single = !self.policies[p].shared;
+        let single = !shared;
         let idle_calls = self.idle_calls[cpu];
-        let policy = &mut self.policies[p];
-        let busy = single && policy.updated_once && policy.idle_calls == idle_calls;
-        policy.idle_calls = idle_calls;
-        policy.updated_once = true;
-        if self.policies[p].shared {
+        let busy = single && updated_once && saved_idle_calls == idle_calls;
+        if shared {
             for j in self.topo.policies[p].cpus.iter() {
                 self.sugov_iowait_apply(j);
             }
         } else {
-            self.sugov_iowait_apply(self.policies[p].cpu);
+            self.sugov_iowait_apply(first_cpu);
         }
-        let (util, max, why) = self.sugov_policy_util(p, true);
-        let (reference, f) = self.sugov_next_freq(p, util, max);
+        let (util, max, why) = self.sugov_policy_util(p, shared, first_cpu, true);
+        let (reference, f) = self.sugov_next_freq(fd, req_khz, util, max);
         let on_change = self.config.schedutil_rate_limit_on_change;
         // The busy hold keeps next_freq, which is then no change either; not while the rq is
         // capped by uclamp_max (v5.17+, `uclamp_rq_is_capped()`).
         let capped = self.config.uclamp_max_sugov && single && self.uclamp_rq_is_capped(cpu);
+        let hold = self.config.schedutil_busy_hold && busy && f < req_khz && !capped;
         let policy = &mut self.policies[p];
-        let hold = self.config.schedutil_busy_hold && busy && f < policy.req_khz && !capped;
-        if !on_change || (!hold && f != policy.req_khz) {
+        policy.idle_calls = idle_calls;
+        policy.updated_once = true;
+        if !on_change || (!hold && f != req_khz) {
             policy.last_update = now;
             policy.rate_limited = true;
         }
@@ -354,7 +379,7 @@ impl World {
             }
             return None;
         }
-        if f == self.policies[p].req_khz {
+        if f == req_khz {
             return None;
         }
         if self.log.is_some() {
