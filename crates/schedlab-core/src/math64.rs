@@ -58,7 +58,11 @@ pub fn mul_u64_u64_hi(a: u64, b: u64) -> u64 {
 #[inline]
 pub(crate) fn mul_u64_u64_hi_generic(a: u64, b: u64) -> u64 {
     const LO: u64 = 0xffff_ffff;
-    let (a0, a1) = (a & LO, a >> 32);
+    // LLVM (22) recognises this ladder of partial products as the high half of a 128-bit
+    // product and, on wasm32, turns it back into the `__multi3` call it is here to avoid. An
+    // opaque `a1` (a store and a load on wasm32's shadow stack; the value is the same) keeps the
+    // four 64-bit multiplies.
+    let (a0, a1) = (a & LO, std::hint::black_box(a >> 32));
     let (b0, b1) = (b & LO, b >> 32);
     let p00 = a0 * b0;
     let p01 = a0 * b1;
@@ -83,6 +87,52 @@ pub fn mul_u64_u64_wide(a: u64, b: u64) -> u128 {
 #[inline]
 pub(crate) fn mul_u64_u64_wide_generic(a: u64, b: u64) -> u128 {
     ((mul_u64_u64_hi_generic(a, b) as u128) << 64) | a.wrapping_mul(b) as u128
+}
+
+/// `a.saturating_mul(b)`. On wasm32 an overflow-checked 64-bit multiply is lowered to a call
+/// into compiler-rt (`__multi3`, the 128-bit product, whose high half tells the overflow): 3-6%
+/// of a run's time in V8 on the engine's hottest paths (work accounting, a request's jitter, a
+/// core's power). When the operands' bit lengths add up to at most 64 the product is below
+/// `2^64` and cannot overflow, so the plain multiply gives the same value; only wider operands
+/// take the checked form. Elsewhere the checked multiply is one instruction and a flag.
+#[inline(always)]
+pub fn saturating_mul_u64(a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    return saturating_mul_u64_generic(a, b);
+    #[cfg(not(target_arch = "wasm32"))]
+    return a.saturating_mul(b);
+}
+
+/// [`saturating_mul_u64`] with the short form for operands that cannot overflow.
+#[cfg(any(target_arch = "wasm32", test))]
+#[inline(always)]
+pub(crate) fn saturating_mul_u64_generic(a: u64, b: u64) -> u64 {
+    if a.leading_zeros() + b.leading_zeros() >= 64 {
+        a.wrapping_mul(b)
+    } else {
+        a.saturating_mul(b)
+    }
+}
+
+/// `a.saturating_mul(b)` for signed operands, as [`saturating_mul_u64`]: when the magnitudes'
+/// bit lengths add up to at most 63 the product's magnitude is below `2^63`, which fits.
+#[inline(always)]
+pub fn saturating_mul_i64(a: i64, b: i64) -> i64 {
+    #[cfg(target_arch = "wasm32")]
+    return saturating_mul_i64_generic(a, b);
+    #[cfg(not(target_arch = "wasm32"))]
+    return a.saturating_mul(b);
+}
+
+/// [`saturating_mul_i64`] with the short form for operands that cannot overflow.
+#[cfg(any(target_arch = "wasm32", test))]
+#[inline(always)]
+pub(crate) fn saturating_mul_i64_generic(a: i64, b: i64) -> i64 {
+    if a.unsigned_abs().leading_zeros() + b.unsigned_abs().leading_zeros() >= 65 {
+        a.wrapping_mul(b)
+    } else {
+        a.saturating_mul(b)
+    }
 }
 
 #[cfg(test)]
@@ -147,6 +197,30 @@ mod tests {
                     a as u128 * b as u128,
                     "{a} {b}"
                 );
+            }
+        }
+    }
+
+    /// Both forms against the 128-bit product clamped to the type, on every pair of widths
+    /// (products just below and just above `2^64` / `2^63` among them).
+    #[test]
+    fn saturating_multiplies_equal_the_clamped_128_bit_product() {
+        let s = samples();
+        for &a in &s {
+            for &b in s.iter().step_by(7) {
+                let want = (a as u128 * b as u128).min(u64::MAX as u128) as u64;
+                assert_eq!(saturating_mul_u64(a, b), want, "{a} {b}");
+                assert_eq!(saturating_mul_u64_generic(a, b), want, "{a} {b}");
+                for (x, y) in [
+                    (a as i64, b as i64),
+                    ((a >> 1) as i64, -((b >> 1) as i64)),
+                    (-((a >> 1) as i64), -((b >> 1) as i64)),
+                    (i64::MIN, (b % 3) as i64 - 1),
+                ] {
+                    let want = (x as i128 * y as i128).clamp(i64::MIN as i128, i64::MAX as i128);
+                    assert_eq!(saturating_mul_i64(x, y) as i128, want, "{x} {y}");
+                    assert_eq!(saturating_mul_i64_generic(x, y) as i128, want, "{x} {y}");
+                }
             }
         }
     }

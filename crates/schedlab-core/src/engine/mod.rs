@@ -582,7 +582,7 @@ impl<'a> Engine<'a> {
         let now = self.w.now;
         let rq = &mut self.w.rqs[cpu];
         if let Some(t) = rq.curr {
-            let done = (now - rq.last_account).saturating_mul(rq.rate);
+            let done = crate::math64::saturating_mul_u64(now - rq.last_account, rq.rate);
             let task = &mut self.w.tasks[t];
             task.work_left = task.work_left.saturating_sub(done);
         }

@@ -3,6 +3,7 @@
 
 use super::{Engine, EvKind, MAX_OPS_WITHOUT_WORK};
 use crate::error::Error;
+use crate::math64::saturating_mul_u64;
 use crate::sched::{TaskId, TaskState};
 use crate::trace::MigrateReason;
 use crate::units::WORK_SCALE;
@@ -57,7 +58,7 @@ impl<'a> Engine<'a> {
                     return;
                 }
                 Op::RunFor(ns) => {
-                    self.w.tasks[t].work_left = ns.max(1).saturating_mul(WORK_SCALE);
+                    self.w.tasks[t].work_left = saturating_mul_u64(ns.max(1), WORK_SCALE);
                     self.fixed_rate[t] = true;
                     self.in_run[t] = true;
                     return;
@@ -179,7 +180,7 @@ impl<'a> Engine<'a> {
                     return;
                 }
                 Op::Yield => {
-                    self.w.tasks[t].work_left = SCHED_YIELD_NS.saturating_mul(WORK_SCALE);
+                    self.w.tasks[t].work_left = SCHED_YIELD_NS * WORK_SCALE;
                     self.fixed_rate[t] = true;
                     self.in_run[t] = true;
                     return;
@@ -378,7 +379,7 @@ impl<'a> Engine<'a> {
         // work <= ~1e13 (validated workloads) and |r| <= 5e5, so the product fits in i64.
         let r = self.rng.below(2 * ppm as u64 + 1) as i64 - ppm as i64;
         (work as i64)
-            .saturating_add((work as i64).saturating_mul(r) / 1_000_000)
+            .saturating_add(crate::math64::saturating_mul_i64(work as i64, r) / 1_000_000)
             .max(1) as u64
     }
 

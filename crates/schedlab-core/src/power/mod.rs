@@ -19,6 +19,7 @@
 pub mod cpuidle;
 pub mod em;
 
+use crate::math64::saturating_mul_u64;
 use serde::{Deserialize, Serialize};
 
 /// One idle state of a CPU (`struct cpuidle_state`): what the governor sees and what the core draws
@@ -166,7 +167,7 @@ impl PowerSpec {
 
     /// `C x V^2 x f` in microwatts: pF x mV^2 x kHz / 10^9 (= dpc x mV^2 x MHz / 10^6).
     fn dynamic_uw(ceff_pf: u64, mv: u64, khz: u64) -> u64 {
-        ceff_pf.saturating_mul(mv * mv).saturating_mul(khz) / 1_000_000_000
+        saturating_mul_u64(saturating_mul_u64(ceff_pf, mv * mv), khz) / 1_000_000_000
     }
 }
 

@@ -43,6 +43,7 @@
 
 use super::{Instance, Metric, Op, Program};
 use crate::error::{Error, Result};
+use crate::math64::saturating_mul_u64;
 use crate::topology::Topology;
 use crate::units::{NSEC_PER_MSEC, NSEC_PER_USEC, WORK_SCALE};
 use serde::{Deserialize, Serialize};
@@ -165,9 +166,9 @@ impl Tbench {
     /// runs on the sending CPU before the receiver's wake-up (see the module doc).
     pub fn rx_softirq_work(&self, bytes: u64) -> u64 {
         let skbs = bytes.div_ceil(LOOPBACK_SKB_MAX_BYTES).max(1);
-        let ns = skbs.saturating_mul(self.rx_softirq_ns)
-            + bytes.saturating_mul(self.rx_softirq_ns_per_kib) / 1024;
-        ns.saturating_mul(WORK_SCALE)
+        let ns = saturating_mul_u64(skbs, self.rx_softirq_ns)
+            + saturating_mul_u64(bytes, self.rx_softirq_ns_per_kib) / 1024;
+        saturating_mul_u64(ns, WORK_SCALE)
     }
 
     pub fn set_param(&mut self, name: &str, value: u64) -> Result<()> {
