@@ -149,10 +149,14 @@ pub async fn SimWorker(mut scope: Scope) {
                 },
                 None => no_trace(job),
             }),
-            ToWorker::Check { job, forms_json } => Some(match protocol::decode(&forms_json) {
+            ToWorker::Check {
+                job,
+                forms_json,
+                estimate,
+            } => Some(match protocol::decode(&forms_json) {
                 Ok(forms) => FromWorker::Checked {
                     job,
-                    checked_json: protocol::encode(&draft::check::check(&forms)),
+                    checked_json: protocol::encode(&draft::check::check(&forms, estimate)),
                 },
                 Err(message) => FromWorker::Failed { job, message },
             }),

@@ -174,11 +174,13 @@ fn Main() -> Html {
     {
         let draft = page.draft.clone();
         let check_bridge = check_bridge.clone();
+        let estimate = page.needs_cost();
         use_effect_with(page.draft.check_due(), move |due| {
             if let Some(revision) = *due {
                 check_bridge.send(ToWorker::Check {
                     job: revision,
                     forms_json: protocol::encode(&draft.forms()),
+                    estimate,
                 });
             }
         });

@@ -87,8 +87,13 @@ pub enum ToWorker {
     /// perfetto|trace-cmd` writes), recorded again with signals.
     TraceFile { job: u64, format: FileFormat },
     /// Build the draft's forms (`forms_json` is a [`Forms`]) into a scenario and the sched
-    /// domains of its variants; `job` is the draft's revision.
-    Check { job: u64, forms_json: String },
+    /// domains of its variants, and with `estimate` its cost (a probe run: `Page::needs_cost`);
+    /// `job` is the draft's revision.
+    Check {
+        job: u64,
+        forms_json: String,
+        estimate: bool,
+    },
     /// Make the share link of `scenario_json` (`link::encode`: answered with `Linked`). The
     /// check worker compresses and the page does not, so DEFLATE stays out of the page's wasm.
     Link { job: u64, scenario_json: String },

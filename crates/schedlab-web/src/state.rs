@@ -336,7 +336,15 @@ impl Page {
         configure(self.draft.scenario()?, &self.runs_text, &self.seed_text)
     }
 
-    /// The estimated cost of the scenario as configured (runs included), once it is checked.
+    /// Whether the page decides anything on the scenario's cost: only a link's scenario before
+    /// anything ran ([`Page::autorun`], [`Page::waiting_note`]). Checks ask the check worker for
+    /// the estimate (a probe run) only then.
+    pub fn needs_cost(&self) -> bool {
+        self.from_link && self.job == 0
+    }
+
+    /// The estimated cost of the scenario as configured (runs included), once it is checked with
+    /// its estimate ([`Page::needs_cost`]).
     pub fn cost(&self) -> Option<schedlab_core::cost::Cost> {
         if self.draft.stale() {
             return None;
@@ -356,13 +364,13 @@ impl Page {
         self.job == 0
             && self.opening.is_none()
             && !self.draft.stale()
-            && (embed || (self.from_link && self.cost().is_some_and(|c| c.is_small())))
+            && (embed || (self.needs_cost() && self.cost().is_some_and(|c| c.is_small())))
     }
 
     /// What a link to a big scenario says instead of running it.
     pub fn waiting_note(&self) -> Option<String> {
         let cost = self.cost()?;
-        (self.from_link && self.job == 0 && !cost.is_small()).then(|| {
+        (self.needs_cost() && !cost.is_small()).then(|| {
             format!(
                 "Not run yet: this scenario is estimated at {}. Press Run to start it.",
                 cost.text()
@@ -402,8 +410,10 @@ impl Page {
                 if self.phase.busy() {
                     return;
                 }
-                // A choice made before the address's link opened wins over it.
+                // A choice made before the address's link opened wins over it, and the link's
+                // scenario is no longer the one on the page: nothing runs unasked after it.
                 self.opening = None;
+                self.from_link = false;
                 self.loaded = Loaded::builtin(&name).map(Rc::new);
                 if let Ok(l) = &self.loaded {
                     self.runs_text = l.scenario.runs.to_string();
@@ -624,7 +634,7 @@ mod tests {
             page.apply(Action::Opened { job, opened });
         }
         if let Some(revision) = page.draft.check_due() {
-            let checked = Box::new(check(&page.draft.forms()));
+            let checked = Box::new(check(&page.draft.forms(), page.needs_cost()));
             page.apply(Action::Checked { revision, checked });
         }
         if let Some(scenario) = page.share_due() {
@@ -714,7 +724,7 @@ mod tests {
     fn a_check_answer_for_an_earlier_revision_is_dropped() {
         let mut page = Page::new(None, Some("1"), Some("1"));
         let first = page.draft.check_due().unwrap();
-        let answer = check(&page.draft.forms());
+        let answer = check(&page.draft.forms(), false);
         page.apply(Action::Edit(Edit::AddVariant));
         page.apply(Action::Checked {
             revision: first,
@@ -1032,14 +1042,43 @@ mod tests {
         );
         // The embed view has no Run button: it runs whatever the link holds.
         assert!(page.autorun(true));
-        // The page without a link waits for Run, whatever the cost, and says nothing of it.
+        // The page without a link waits for Run, whatever the cost, and says nothing of it;
+        // its checks probe no run for a cost it never reads.
         let page = loaded_page(None, None, None);
         assert!(!page.from_link && !page.autorun(false));
+        assert!(!page.needs_cost() && page.cost().is_none());
         assert_eq!(page.waiting_note(), None);
-        // Once a job started, nothing runs again by itself.
+        // Once a job started, nothing runs again by itself, and no check probes the cost.
         let mut page = open("juno-use-all-littles", "2");
+        assert!(page.needs_cost());
         page.job = 1;
-        assert!(!page.autorun(false));
+        assert!(!page.autorun(false) && !page.needs_cost());
+        // A scenario picked from the list after a link is not the link's: it waits for Run.
+        let mut page = open("power9-bigcore-asym-smt", "1000");
+        act(
+            &mut page,
+            Action::SelectScenario("hikey960-asym-packing".into()),
+        );
+        assert!(!page.needs_cost() && !page.autorun(false));
+    }
+
+    /// The probe run is the check's only part that grows with the scenario (a second or so on a
+    /// big machine): a check asked not to estimate runs nothing and says no cost, and a link's
+    /// page, which decides on the cost, gets one.
+    #[test]
+    fn a_check_probes_the_cost_only_when_asked() {
+        let page = loaded_page(Some("ivb-ep-hackbench"), None, None);
+        let forms = page.draft.forms();
+        assert_eq!(check(&forms, false).cost, None);
+        let cost = check(&forms, true).cost.unwrap();
+        assert!(cost.probe_events.unwrap() > 0);
+        let mut page = Page::open(Link::Builtin {
+            name: Some("ivb-ep-hackbench".into()),
+            runs: None,
+            seed: None,
+        });
+        settle(&mut page);
+        assert!(page.cost().is_some() && page.autorun(false));
     }
 
     #[test]

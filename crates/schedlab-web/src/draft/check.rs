@@ -56,8 +56,9 @@ pub struct Checked {
     /// kernel builds (see [`kernel_notes`]). Text, so the page links no switch table and no row
     /// types.
     pub kernel_notes: Vec<String>,
-    /// The scenario's estimated cost with one run per cell (`cost::estimate`, one probe run);
-    /// the page scales it by the runs it is set to (`Page::cost`).
+    /// The scenario's estimated cost with one run per cell (`cost::estimate`, one probe run),
+    /// when the check was asked to estimate it; the page scales it by the runs it is set to
+    /// (`Page::cost`).
     #[serde(default)]
     pub cost: Option<Cost>,
 }
@@ -143,8 +144,11 @@ fn rows(t: &mut String, rows: &[SwitchDiff]) {
     }
 }
 
-/// Builds the forms into a scenario, with the problems found and the domain views.
-pub fn check(forms: &Forms) -> Checked {
+/// Builds the forms into a scenario, with the problems found and the domain views, and with
+/// `estimate` its cost: a probe run, up to a second of the check worker's time on a big machine
+/// (`cost::PROBE_MAX_EVENTS`), which the page asks for only when it decides on it
+/// (`Page::needs_cost`).
+pub fn check(forms: &Forms, estimate: bool) -> Checked {
     let mut p = Problems::default();
     let preset_spec = match forms.machine.resolve() {
         Ok(spec) => spec,
@@ -223,7 +227,7 @@ pub fn check(forms: &Forms) -> Checked {
             p.add(plan_error_field(&e), e.to_string());
             return failed(p);
         }
-        Ok(plan) => schedlab_core::cost::estimate(&plan),
+        Ok(plan) => estimate.then(|| schedlab_core::cost::estimate(&plan)),
     };
     Checked {
         scenario: Some(scenario),
@@ -233,7 +237,7 @@ pub fn check(forms: &Forms) -> Checked {
         preset_spec,
         limits_lowered,
         kernel_notes,
-        cost: Some(cost),
+        cost,
     }
 }
 
@@ -261,7 +265,7 @@ mod tests {
             let forms = Draft::new(&scenarios::builtin(b.name).unwrap()).forms();
             let json = crate::protocol::encode(&forms);
             assert_eq!(crate::protocol::decode::<Forms>(&json).unwrap(), forms);
-            let checked = check(&forms);
+            let checked = check(&forms, true);
             let json = crate::protocol::encode(&checked);
             assert_eq!(crate::protocol::decode::<Checked>(&json).unwrap(), checked);
         }
@@ -277,7 +281,7 @@ mod tests {
         let mut s = scenarios::builtin("hikey960-asym-packing").unwrap();
         s.limits.max_sim_seconds = u64::MAX;
         s.limits.max_events = 1_000;
-        let checked = check(&Draft::new(&s).forms());
+        let checked = check(&Draft::new(&s).forms(), true);
         let built = checked.scenario.expect("E1 builds");
         assert_eq!(built.limits.max_sim_seconds, PAGE_LIMITS.max_sim_seconds);
         assert_eq!(
@@ -289,8 +293,10 @@ mod tests {
             note.contains("max_sim_seconds 18446744073709551615 (at most 600)"),
             "{note}"
         );
-        let shipped =
-            check(&Draft::new(&scenarios::builtin("hikey960-asym-packing").unwrap()).forms());
+        let shipped = check(
+            &Draft::new(&scenarios::builtin("hikey960-asym-packing").unwrap()).forms(),
+            true,
+        );
         assert_eq!(shipped.limits_lowered, None);
     }
 
@@ -298,7 +304,7 @@ mod tests {
     fn a_plan_problem_keeps_the_domains() {
         let mut d = Draft::new(&scenarios::builtin("hikey960-asym-packing").unwrap());
         d.apply(crate::draft::Edit::SweepValues("1, 0".into()));
-        let checked = check(&d.forms());
+        let checked = check(&d.forms(), true);
         assert!(checked.scenario.is_none());
         assert!(checked.problems.get(workload::SWEEP_VALUES_ID).is_some());
         assert_eq!(checked.domains.len(), 2);
@@ -309,7 +315,7 @@ mod tests {
     #[test]
     fn each_column_gets_its_baseline_against_the_newest_and_its_own_changes() {
         let d = Draft::new(&scenarios::builtin("tc2-wakeup-sysbench").unwrap());
-        let notes = check(&d.forms()).kernel_notes;
+        let notes = check(&d.forms(), true).kernel_notes;
         assert_eq!(notes.len(), 3);
         let base = &notes[0];
         assert!(
@@ -341,6 +347,6 @@ mod tests {
         let d = Draft::new(&scenarios::builtin("juno-use-all-littles").unwrap());
         let mut forms = d.forms();
         forms.variants[0].baseline = "v6.19".into();
-        assert!(check(&forms).kernel_notes[0].contains("v6.19 is the newest baseline."));
+        assert!(check(&forms, true).kernel_notes[0].contains("v6.19 is the newest baseline."));
     }
 }

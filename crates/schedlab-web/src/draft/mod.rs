@@ -232,7 +232,7 @@ impl Draft {
     /// on the page it would link the whole check into the page's wasm.
     #[cfg(test)]
     pub fn check_now(&mut self) {
-        let checked = check::check(&self.forms());
+        let checked = check::check(&self.forms(), true);
         self.accept(self.revision, checked);
     }
 
@@ -378,14 +378,14 @@ mod tests {
             "nothing runs before the first check"
         );
         let first = d.check_due().expect("a new draft asks for a check at once");
-        let answer = check::check(&d.forms());
+        let answer = check::check(&d.forms(), true);
         // An edit before the answer arrives: the answer is of forms that no longer exist.
         d.apply(Edit::Llc(LlcSpan::Cluster));
         let second = d.check_due().unwrap();
         assert_ne!(first, second);
         assert!(!d.accept(first, answer));
         assert!(d.stale());
-        let answer = check::check(&d.forms());
+        let answer = check::check(&d.forms(), true);
         assert!(d.accept(second, answer));
         assert!(!d.stale() && d.check_due().is_none());
         assert!(d.scenario().is_ok());
@@ -441,7 +441,7 @@ mod tests {
         assert!(d.scenario().unwrap_err().contains("Checking"));
         d.typing_paused();
         let r = d.check_due().expect("due after the pause");
-        d.accept(r, check::check(&d.forms()));
+        d.accept(r, check::check(&d.forms(), true));
         assert!(d.problems.get(workload::SWEEP_VALUES_ID).is_some());
     }
 
