@@ -353,7 +353,21 @@ impl<'a> Engine<'a> {
     }
 
     /// Runs the workload to completion. The first tasks start on random CPUs.
+    ///
+    /// Three functions, not one: the event loop alone is what runs hot. Set-up and the outcome
+    /// are kept out of it (`#[inline(never)]`) so that the loop is a function of its own size;
+    /// in the browser that is what V8 compiles again, optimised, once it is hot, and a loop
+    /// with everything around it inlined took a quarter to half a second to compile, while
+    /// the runs waited on baseline code (measured on a cold page on 2 cores).
     pub fn run(mut self) -> Result<RunOutcome> {
+        self.start();
+        let events = self.event_loop()?;
+        self.outcome(events)
+    }
+
+    /// The run's beginning: the governors' first look, the idle history, the first tasks.
+    #[inline(never)]
+    fn start(&mut self) {
         let n = self.w.nr_cpus();
         self.trace_start();
         for cpu in 0..n {
@@ -382,6 +396,12 @@ impl<'a> Engine<'a> {
             self.lat.woken(t, self.w.now);
         }
         self.drain();
+    }
+
+    /// Events in (time, sequence) order until the tasks are done, the run's stop time, an
+    /// error or a limit; returns how many there were.
+    #[inline(never)]
+    fn event_loop(&mut self) -> Result<u64> {
         let max_ns = self.limits.max_sim_seconds.saturating_mul(NSEC_PER_SEC);
         let mut events = 0u64;
         while self.live_tasks > 0 && self.error.is_none() {
@@ -452,9 +472,16 @@ impl<'a> Engine<'a> {
                 self.verify()?;
             }
         }
-        if let Some(e) = self.error {
-            return Err(e);
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(events),
         }
+    }
+
+    /// What the run produced, once its `events` are done.
+    #[inline(never)]
+    fn outcome(mut self, events: u64) -> Result<RunOutcome> {
+        let n = self.w.nr_cpus();
         self.flush_signals();
         let busy_cpu_ns: u64 = (0..n).map(|c| self.w.busy_ns_until_now(c)).sum();
         let now = self.w.now;
@@ -989,7 +1016,9 @@ impl<'a> Engine<'a> {
         self.freq_update(target, flags);
     }
 
-    /// `scheduler_tick()` on a busy CPU; an idle CPU stops its tick (NO_HZ_IDLE).
+    /// `scheduler_tick()` on a busy CPU; an idle CPU stops its tick (NO_HZ_IDLE). Out of the
+    /// event loop's body (see [`Engine::run`]): a call is nothing beside a tick's work.
+    #[inline(never)]
     fn tick(&mut self, cpu: usize) {
         if self.w.rqs[cpu].curr.is_none() {
             self.w.rqs[cpu].tick_armed = false;

@@ -13,6 +13,7 @@ impl Engine<'_> {
     ///
     /// One pass over the event queue and the runqueues: linear in the machine's size per event, so
     /// checked sweeps stay within a few times the cost of plain runs.
+    #[inline(never)]
     pub(super) fn verify(&self) -> Result<()> {
         let n = self.w.nr_cpus();
         let mut seen = vec![0u32; self.w.tasks.len()];
