@@ -20,9 +20,11 @@
 //!   the worker around the runs, the fastest of 3 as natively; `wasm/nat` = wasm wall / native
 //!   wall. (bench.mjs also prints E1 by `?bench=1` on its own page load, as before; the table
 //!   takes the cell's figure.)
-//! - page: from a cold cache, E1 as shipped (Run ready, first results, whole table), and the whole
-//!   E2 suite (its three scenarios opened and run in turn as a visitor does, load to whole
-//!   table, summed).
+//! - page: from a cold cache, E1 as shipped (Run ready, first results, whole table) and on one
+//!   job worker, each the median of 5 cold loads taken in turn (`SCHEDLAB_BENCH_COLD_REPEAT`;
+//!   one cold load varies by half a second on 2 cores), and the whole E2 suite (its three
+//!   scenarios opened and run in turn as a visitor does, load to whole table, summed), the
+//!   median of 3 (`SCHEDLAB_BENCH_SUITE_REPEAT`).
 //!
 //! `SCHEDLAB_BENCH_VALGRIND=0` skips callgrind, `SCHEDLAB_BENCH_E2=0` the E2 suite,
 //! `SCHEDLAB_BENCH_WASM=0` the browser (native columns only).
@@ -368,7 +370,7 @@ fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String 
     ] {
         if let Some((runs, ready, first, done)) = e1 {
             s.push_str(&format!(
-                "page, cold cache, E1 {label} ({runs} runs): running {:.3} s, first results {:.3} s, whole table {:.3} s\n",
+                "page, cold cache, E1 {label} ({runs} runs, median of the cold loads): running {:.3} s, first results {:.3} s, whole table {:.3} s\n",
                 ready / 1e3,
                 first / 1e3,
                 done / 1e3
@@ -382,7 +384,7 @@ fn table(names: &[String], rows: &BTreeMap<String, Row>, page: &Page) -> String 
             .map(|(n, runs, ms)| format!("{n} {runs} runs {:.1} s", ms / 1e3))
             .collect();
         s.push_str(&format!(
-            "page, whole E2 suite as shipped: {:.3} s ({})\n",
+            "page, whole E2 suite as shipped (median): {:.3} s ({})\n",
             ms / 1e3,
             members.join(", ")
         ));
