@@ -32,6 +32,24 @@ pub fn draw(root: &web_sys::Element, figure: &str) -> Result<(), String> {
         .map_err(|e| format!("plotly.js: {e:?}"))
 }
 
+/// Runs `f` once the browser has painted its next frame: from a task the next animation frame
+/// queues (the frame callback runs just before that paint). A chart drawn so leaves what changed
+/// with it (a results table) to be painted first: plotly's first draw of a chart takes a few
+/// hundred ms of the page's thread, longer while the job workers load the cores.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else {
+        return f();
+    };
+    let task = Closure::once_into_js(f);
+    let frame = Closure::once_into_js(move || {
+        if let Some(w) = web_sys::window() {
+            let _ =
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(task.unchecked_ref(), 0);
+        }
+    });
+    let _ = window.request_animation_frame(frame.unchecked_ref());
+}
+
 /// Releases plotly's state on `root` (when the chart leaves the page).
 pub fn clear(root: &web_sys::Element) {
     let _ = purge(root);

@@ -26,20 +26,38 @@ pub fn Plot(props: &PlotProps) -> Html {
     let node = use_node_ref();
     let error = use_state(|| None::<String>);
     let handler = use_mut_ref(|| None::<plotly::ClickHandler>);
+    // The figure (and its click handler) waiting for its draw after the next paint (only the latest is drawn: results
+    // that stream in faster than frames are coalesced), and whether the chart is still on the
+    // page when that draw comes.
+    let pending = use_mut_ref(|| None::<(Figure, Option<Callback<Click>>)>);
+    let mounted = use_mut_ref(|| true);
     {
         let node = node.clone();
         let error = error.clone();
         let on_click = props.on_click.clone();
+        let mounted = mounted.clone();
         use_effect_with(props.figure.clone(), move |figure| {
-            if let Some(el) = node.cast::<web_sys::Element>() {
-                let mut result = plotly::draw(&el, &figure.0);
-                if let (Ok(()), Some(cb)) = (&result, on_click) {
-                    match plotly::on_click(&el, move |c| cb.emit(c)) {
-                        Ok(h) => *handler.borrow_mut() = Some(h),
-                        Err(e) => result = Err(e),
+            let latest = (figure.clone(), on_click);
+            let scheduled = pending.borrow_mut().replace(latest).is_some();
+            if !scheduled {
+                plotly::after_paint(move || {
+                    let Some((figure, on_click)) = pending.borrow_mut().take() else {
+                        return;
+                    };
+                    if !*mounted.borrow() {
+                        return;
                     }
-                }
-                error.set(result.err());
+                    if let Some(el) = node.cast::<web_sys::Element>() {
+                        let mut result = plotly::draw(&el, &figure.0);
+                        if let (Ok(()), Some(cb)) = (&result, on_click) {
+                            match plotly::on_click(&el, move |c| cb.emit(c)) {
+                                Ok(h) => *handler.borrow_mut() = Some(h),
+                                Err(e) => result = Err(e),
+                            }
+                        }
+                        error.set(result.err());
+                    }
+                });
             }
         });
     }
@@ -47,6 +65,7 @@ pub fn Plot(props: &PlotProps) -> Html {
         let node = node.clone();
         use_effect_with((), move |_| {
             move || {
+                *mounted.borrow_mut() = false;
                 if let Some(el) = node.cast::<web_sys::Element>() {
                     plotly::clear(&el);
                 }
