@@ -9,6 +9,8 @@
 //!   disturbed; the table ends with the load average to judge by). `wall` is the CLI's own
 //!   clock around the runs only (plan built before it starts, no process start-up).
 //!   `events/s` = events / wall; `CPU-s/s` = simulated busy CPU-seconds / wall.
+//! - E1's sweep on 2 threads (the first figure): `schedlab bench hikey960-asym-packing
+//!   --jobs 2`, [`SWEEP_REPEAT`] samples, fastest and median, printed under the table.
 //! - `instr/ev` (when `valgrind` runs): callgrind's total `Collected` Ir of the same command,
 //!   minus that of `--dry-run` (process start-up, scenario and plan built, no run), divided by
 //!   the events: the instructions of the runs themselves, world set-up included; `Minstr/CPU-s`
@@ -20,8 +22,9 @@
 //!   the worker around the runs, the fastest of 3 as natively; `wasm/nat` = wasm wall / native
 //!   wall. (bench.mjs also prints E1 by `?bench=1` on its own page load, as before; the table
 //!   takes the cell's figure.)
-//! - page: from a cold cache, E1 as shipped (Run ready, first results, whole table) and on one
-//!   job worker, each the median of 5 cold loads taken in turn (`SCHEDLAB_BENCH_COLD_REPEAT`;
+//! - page: from a cold cache, E1 as shipped (Run ready, first results, whole table, as
+//!   Playwright sees them, and by the page's own clock: first results painted, whole table) and
+//!   on one job worker, each the median of 5 cold loads taken in turn (`SCHEDLAB_BENCH_COLD_REPEAT`;
 //!   one cold load varies by half a second on 2 cores), and the whole E2 suite (its three
 //!   scenarios opened and run in turn as a visitor does, load to whole table, summed), the
 //!   median of 3 (`SCHEDLAB_BENCH_SUITE_REPEAT`).
@@ -36,6 +39,8 @@ use std::process::{Command, Stdio};
 
 /// Native invocations per cell; the fastest counts.
 const REPEAT: usize = 3;
+/// E1's sweep on two threads: this many samples.
+const SWEEP_REPEAT: usize = 7;
 /// callgrind processes at a time (this project's machines have 2 cores).
 const VALGRIND_JOBS: usize = 2;
 /// E1's sweep, the row the first figures are about.
@@ -124,6 +129,21 @@ impl Ctx {
             }
         }
         println!("--- [{n}] native: ok ({:.0} s)", t.elapsed().as_secs_f64());
+
+        // E1's sweep on two threads (the first figure): samples in turn with nothing
+        // else running (its output is read once the command is done).
+        let n = self.begin_step(&format!(
+            "native: schedlab bench {E1} --jobs 2 --format json"
+        ));
+        let mut two_threads = Vec::new();
+        for _ in 0..SWEEP_REPEAT {
+            let out = crate::capture(cmd(cli, &["bench", E1, "--jobs", "2", "--format", "json"]))?;
+            let v: Value = serde_json::from_str(out.trim())
+                .map_err(|e| format!("schedlab bench {E1} --jobs 2: not JSON ({e}): {out}"))?;
+            two_threads.push(v["wall_s"].as_f64().unwrap_or(f64::NAN));
+        }
+        two_threads.sort_by(f64::total_cmp);
+        println!("--- [{n}] native, 2 threads: ok");
 
         let valgrind = std::env::var("SCHEDLAB_BENCH_VALGRIND").as_deref() != Ok("0")
             && crate::version_of("valgrind", "--version").is_some();
@@ -233,6 +253,17 @@ impl Ctx {
         }
         header("the bench table (cargo xtask bench)");
         print!("{}", table(&names, &rows, &page));
+        println!(
+            "native, E1 sweep ({E1}, as shipped) on 2 threads, {} samples: fastest {:.3} s, median {:.3} s ({})",
+            two_threads.len(),
+            two_threads[0],
+            two_threads[two_threads.len() / 2],
+            two_threads
+                .iter()
+                .map(|w| format!("{w:.3}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         println!(
             "load average (1 min) of the machine: {load_before} before the native runs, {load_after} after callgrind, {} at the end",
             loadavg()
