@@ -35,7 +35,8 @@ pub fn draw(root: &web_sys::Element, figure: &str) -> Result<(), String> {
 /// Runs `f` once the browser has painted its next frame: from a task the next animation frame
 /// queues (the frame callback runs just before that paint). A chart drawn so leaves what changed
 /// with it (a results table) to be painted first: plotly's first draw of a chart takes a few
-/// hundred ms of the page's thread, longer while the job workers load the cores.
+/// hundred ms of the page's thread, longer while the job workers load the cores. (A hidden tab
+/// paints no frames: its charts are drawn when it is shown.)
 pub fn after_paint(f: impl FnOnce() + 'static) {
     let Some(window) = web_sys::window() else {
         return f();

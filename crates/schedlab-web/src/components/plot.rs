@@ -26,9 +26,9 @@ pub fn Plot(props: &PlotProps) -> Html {
     let node = use_node_ref();
     let error = use_state(|| None::<String>);
     let handler = use_mut_ref(|| None::<plotly::ClickHandler>);
-    // The figure (and its click handler) waiting for its draw after the next paint (only the latest is drawn: results
-    // that stream in faster than frames are coalesced), and whether the chart is still on the
-    // page when that draw comes.
+    // The figure (and its click handler) waiting for its draw after the next paint (only the
+    // latest is drawn: results that stream in faster than frames are coalesced), and whether the
+    // chart is still on the page when that draw comes.
     let pending = use_mut_ref(|| None::<(Figure, Option<Callback<Click>>)>);
     let mounted = use_mut_ref(|| true);
     {
