@@ -126,13 +126,11 @@ pub struct RunOutcome {
     pub latency: crate::latency::LatencyReport,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EvKind {
-    /// curr of `cpu` finished its `Run` op, if the CPU's generation still matches.
-    RunDone {
-        cpu: usize,
-        gen: u32,
-    },
+    /// curr of `cpu` finished its `Run` op, if this is the completion event last armed for it
+    /// (`Rq::run_done_seq`).
+    RunDone(usize),
     Tick(usize),
     /// A sleep ended.
     Wake(TaskId),
@@ -142,20 +140,59 @@ enum EvKind {
     IdleExit(usize),
 }
 
-/// An event of the queue, ordered by (time, sequence number). `seq` is unique, so that pair
-/// orders events totally: the comparison packs it into one `u128` rather than also comparing
-/// `kind` (which it never reaches), one compare per heap step.
+/// Bits of an event's `tag` below its sequence number: the kind (3 bits) and its CPU or task.
+const EV_KIND_BITS: u32 = 24;
+/// Bits of the CPU or task an event is about.
+const EV_ID_BITS: u32 = EV_KIND_BITS - 3;
+/// The most tasks a run may create: each must fit in an event's `EV_ID_BITS`.
+const MAX_EVENT_TASKS: usize = 1 << EV_ID_BITS;
+/// The most events a run may queue: each sequence number must fit above the kind.
+const MAX_EVENT_SEQ: u64 = 1 << (64 - EV_KIND_BITS);
+
+/// An event of the queue, ordered by (time, sequence number): 16 bytes, so that the queue moves
+/// and compares little. `tag` holds the sequence number above the kind and its CPU or task;
+/// `seq` is unique, so (t, tag) orders events as (t, seq) does and totally, one `u128` compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ev {
     t: Nanos,
-    seq: u64,
-    kind: EvKind,
+    tag: u64,
 }
 
 impl Ev {
     #[inline(always)]
+    fn new(t: Nanos, seq: u64, kind: EvKind) -> Ev {
+        let (code, id) = match kind {
+            EvKind::RunDone(cpu) => (0, cpu),
+            EvKind::Tick(cpu) => (1, cpu),
+            EvKind::Wake(t) => (2, t),
+            EvKind::Ilb(cpu) => (3, cpu),
+            EvKind::IdleExit(cpu) => (4, cpu),
+        };
+        debug_assert!(id < MAX_EVENT_TASKS && seq < MAX_EVENT_SEQ);
+        Ev {
+            t,
+            tag: (seq << EV_KIND_BITS) | (code << EV_ID_BITS) | id as u64,
+        }
+    }
+
+    fn seq(&self) -> u64 {
+        self.tag >> EV_KIND_BITS
+    }
+
+    fn kind(&self) -> EvKind {
+        let id = (self.tag & ((1 << EV_ID_BITS) - 1)) as usize;
+        match (self.tag >> EV_ID_BITS) & 7 {
+            0 => EvKind::RunDone(id),
+            1 => EvKind::Tick(id),
+            2 => EvKind::Wake(id),
+            3 => EvKind::Ilb(id),
+            _ => EvKind::IdleExit(id),
+        }
+    }
+
+    #[inline(always)]
     fn key(&self) -> u128 {
-        (u128::from(self.t) << 64) | u128::from(self.seq)
+        (u128::from(self.t) << 64) | u128::from(self.tag)
     }
 }
 
@@ -305,13 +342,27 @@ impl<'a> Engine<'a> {
         self
     }
 
-    fn push(&mut self, t: Nanos, kind: EvKind) {
+    /// Queues `kind` at `t` and returns its sequence number; a run that has queued more events
+    /// than an event can number fails instead (and gets 0). Inlined, so that each call site
+    /// builds its event's tag from a known kind; the queue's own push is one function.
+    #[inline(always)]
+    fn push(&mut self, t: Nanos, kind: EvKind) -> u64 {
+        if self.seq + 1 >= MAX_EVENT_SEQ {
+            return self.too_many_events();
+        }
         self.seq += 1;
-        self.heap.push(Ev {
-            t,
-            seq: self.seq,
-            kind,
-        });
+        self.heap.push(Ev::new(t, self.seq, kind));
+        self.seq
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_many_events(&mut self) -> u64 {
+        self.fail(Error::Limit(format!(
+            "more than {} events queued",
+            MAX_EVENT_SEQ - 1
+        )));
+        0
     }
 
     fn fail(&mut self, e: Error) {
@@ -321,11 +372,10 @@ impl<'a> Engine<'a> {
     }
 
     fn new_task(&mut self, program: usize, cpu: usize, parent: Option<TaskId>) -> Option<TaskId> {
-        if self.w.tasks.len() >= self.limits.max_tasks {
-            self.fail(Error::Limit(format!(
-                "more than {} tasks",
-                self.limits.max_tasks
-            )));
+        // Also no more than an event can name (two million).
+        let max_tasks = self.limits.max_tasks.min(MAX_EVENT_TASKS);
+        if self.w.tasks.len() >= max_tasks {
+            self.fail(Error::Limit(format!("more than {max_tasks} tasks")));
             return None;
         }
         let id = self.w.tasks.len();
@@ -445,9 +495,9 @@ impl<'a> Engine<'a> {
                     self.limits.max_events
                 )));
             }
-            match ev.kind {
-                EvKind::RunDone { cpu, gen } => {
-                    if self.w.rqs[cpu].gen == gen && self.w.rqs[cpu].curr.is_some() {
+            match ev.kind() {
+                EvKind::RunDone(cpu) => {
+                    if self.w.rqs[cpu].run_done_seq == ev.seq() && self.w.rqs[cpu].curr.is_some() {
                         self.run_done(cpu);
                     }
                 }
@@ -639,15 +689,16 @@ impl<'a> Engine<'a> {
     }
 
     /// (Re-)arm the completion event of curr's `Run` op at the current rate.
+    #[inline(always)]
     fn arm_run_done(&mut self, cpu: usize) {
         let rq = &mut self.w.rqs[cpu];
-        rq.gen = rq.gen.wrapping_add(1);
-        let (gen, rate) = (rq.gen, rq.rate);
+        rq.run_done_seq = 0;
+        let rate = rq.rate;
         let Some(t) = rq.curr else { return };
         // A run already credited to zero completes now: re-arming must not drop its completion.
         let left = self.w.tasks[t].work_left;
         let at = self.w.now + left.div_ceil(rate.max(1));
-        self.push(at, EvKind::RunDone { cpu, gen });
+        self.w.rqs[cpu].run_done_seq = self.push(at, EvKind::RunDone(cpu));
     }
 
     /// A CPU started or stopped running something: SMT siblings' speed and the package's turbo
@@ -807,8 +858,7 @@ impl<'a> Engine<'a> {
     /// `cpu` has nothing to run: it switches to idle, and if it was doing work its idle
     /// bookkeeping starts (see [`Engine::schedule`] for a zero-time activation).
     fn go_idle(&mut self, cpu: usize) {
-        let rq = &mut self.w.rqs[cpu];
-        rq.gen = rq.gen.wrapping_add(1);
+        self.w.rqs[cpu].run_done_seq = 0;
         self.switch_to(cpu, None);
         if self.w.busy_since[cpu].is_some() {
             // rq->idle_stamp was set by newidle_balance(), just before.

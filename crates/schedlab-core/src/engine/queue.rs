@@ -5,7 +5,7 @@
 //! binary heap, with the earliest event held apart when it was pushed ahead of everything queued,
 //! and sorted again when it has shrunk well below (the gap keeps a queue hovering near one size
 //! from switching back and forth). A switch hands the one buffer over: it allocates nothing.
-//! Ordering is total (`seq` is unique), so the events popped are the same, in the same order,
+//! Ordering is total (each event's sequence number is unique), so the events popped are the same, in the same order,
 //! whatever the form. It holds no kernel function.
 
 use super::Ev;
@@ -40,7 +40,7 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    #[inline(never)]
     pub(super) fn push(&mut self, ev: Ev) {
         if self.small {
             let v = &mut self.sorted;
@@ -118,6 +118,31 @@ mod tests {
     use super::super::EvKind;
     use super::*;
 
+    /// An event gives back the kind, CPU or task and sequence number it was made with, at the
+    /// largest each may be, and events order by (time, sequence number) whatever their kinds.
+    #[test]
+    fn an_event_keeps_its_kind_and_orders_by_time_then_sequence() {
+        use super::super::{MAX_EVENT_SEQ, MAX_EVENT_TASKS};
+        let top = MAX_EVENT_TASKS - 1;
+        for kind in [
+            EvKind::RunDone(511),
+            EvKind::Tick(0),
+            EvKind::Wake(top),
+            EvKind::Ilb(3),
+            EvKind::IdleExit(top),
+        ] {
+            for seq in [1, 12345, MAX_EVENT_SEQ - 1] {
+                let ev = Ev::new(7, seq, kind);
+                assert_eq!((ev.t, ev.seq(), ev.kind()), (7, seq, kind));
+            }
+        }
+        // A later sequence number sorts later at the same time, whatever the kind and id.
+        let early = Ev::new(5, 2, EvKind::IdleExit(top));
+        let late = Ev::new(5, 3, EvKind::RunDone(0));
+        assert!(early < late);
+        assert!(Ev::new(4, MAX_EVENT_SEQ - 1, EvKind::Wake(top)) < early);
+    }
+
     /// The queue pops in (time, seq) order whatever the order of pushes and pops, through its
     /// switches from sorted to heap and back: phases that grow the queue past `SORTED_MAX` and
     /// shrink it below `SORTED_AGAIN`, with ties in time.
@@ -138,11 +163,7 @@ mod tests {
             if (x >> 60) < push_below || step < 10 {
                 seq += 1;
                 let now = reference.peek().map_or(0, |Reverse(e): &Reverse<Ev>| e.t);
-                let ev = Ev {
-                    t: now + (x >> 20) % 50,
-                    seq,
-                    kind: EvKind::Tick(0),
-                };
+                let ev = Ev::new(now + (x >> 20) % 50, seq, EvKind::Tick(0));
                 let was_small = q.small;
                 q.push(ev);
                 heaps += usize::from(was_small && !q.small);

@@ -364,6 +364,24 @@ fn a_duration_equal_to_the_time_limit_stops_the_run() {
     assert_eq!(out.sim_ns, NSEC_PER_SEC);
 }
 
+/// A run that would queue more events than an event's tag can number fails with a limit error
+/// (the sequence number would spill into the kind bits).
+#[test]
+fn a_run_out_of_event_numbers_fails_with_a_limit() {
+    let spin = Program::new("s", vec![work(1), Op::Count(1), Op::Jump(0)]);
+    let mut inst = forking(CpuMask::single(4), vec![spin], Metric::Count);
+    inst.stop_at = Some(NSEC_PER_SEC);
+    let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
+    let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
+    let d = SchedDomains::build(&t, &c).unwrap();
+    let mut engine = Engine::new(World::new(t, d, c), &inst, 1, Limits::default(), false);
+    engine.seq = MAX_EVENT_SEQ - 100;
+    match engine.run() {
+        Err(Error::Limit(m)) => assert!(m.contains("events queued"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_run_that_ends_on_a_tick_preemption_is_not_run_twice() {
     // Two tasks doing 20 x 1 ms each on one CPU: their runs end on tick boundaries (4 ms) where

@@ -20,8 +20,8 @@ impl Engine<'_> {
         // Which CPUs have the completion event of their current generation pending.
         let mut armed = vec![false; n];
         for e in self.heap.iter() {
-            if let EvKind::RunDone { cpu, gen } = e.kind {
-                if self.w.rqs[cpu].gen == gen {
+            if let EvKind::RunDone(cpu) = e.kind() {
+                if self.w.rqs[cpu].run_done_seq == e.seq() {
                     armed[cpu] = true;
                 }
             }

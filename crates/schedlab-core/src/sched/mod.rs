@@ -231,8 +231,9 @@ pub struct Rq {
     // Work accounting of curr.
     pub rate: u64,
     pub last_account: Nanos,
-    /// Bumped whenever curr's completion time changes, to ignore stale events.
-    pub gen: u32,
+    /// The sequence number of curr's pending completion event (0 for none): an event with
+    /// another is stale (curr changed, or its completion time did).
+    pub run_done_seq: u64,
     pub tick_armed: bool,
     /// `rq->uclamp[]` and `rq->uclamp_flags` (v5.3+, [`uclamp`]).
     pub uclamp: uclamp::UclampRq,
@@ -518,7 +519,7 @@ impl World {
                 active_balance: false,
                 rate: 0,
                 last_account: 0,
-                gen: 0,
+                run_done_seq: 0,
                 tick_armed: false,
                 uclamp: uclamp::UclampRq::default(),
             })

@@ -502,7 +502,7 @@ impl World {
     pub(super) fn put_curr(&mut self, cpu: usize) {
         if let Some(t) = self.rqs[cpu].curr.take() {
             self.tasks[t].last_ran = self.now;
-            self.rqs[cpu].gen = self.rqs[cpu].gen.wrapping_add(1);
+            self.rqs[cpu].run_done_seq = 0;
         }
     }
 
