@@ -346,21 +346,25 @@ fn the_run_stops_at_its_duration() {
 
 /// A duration equal to `limits.max_sim_seconds` is within the limit: the run stops at its
 /// duration (rt-app's own `mp3-long.json` runs 600 s, the default limit).
-#[test]
-fn a_duration_equal_to_the_time_limit_stops_the_run() {
+/// One task spinning on CPU 4 of hikey960 (v4.16, performance) for a second, and its world.
+fn spinning_one_second() -> (Instance, World) {
     let spin = Program::new("s", vec![work(1), Op::Count(1), Op::Jump(0)]);
     let mut inst = forking(CpuMask::single(4), vec![spin], Metric::Count);
     inst.stop_at = Some(NSEC_PER_SEC);
     let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
     let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
     let d = SchedDomains::build(&t, &c).unwrap();
+    (inst, World::new(t, d, c))
+}
+
+#[test]
+fn a_duration_equal_to_the_time_limit_stops_the_run() {
+    let (inst, world) = spinning_one_second();
     let limits = Limits {
         max_sim_seconds: 1,
         ..Limits::default()
     };
-    let out = Engine::new(World::new(t, d, c), &inst, 1, limits, false)
-        .run()
-        .unwrap();
+    let out = Engine::new(world, &inst, 1, limits, false).run().unwrap();
     assert_eq!(out.sim_ns, NSEC_PER_SEC);
 }
 
@@ -368,13 +372,8 @@ fn a_duration_equal_to_the_time_limit_stops_the_run() {
 /// (the sequence number would spill into the kind bits).
 #[test]
 fn a_run_out_of_event_numbers_fails_with_a_limit() {
-    let spin = Program::new("s", vec![work(1), Op::Count(1), Op::Jump(0)]);
-    let mut inst = forking(CpuMask::single(4), vec![spin], Metric::Count);
-    inst.stop_at = Some(NSEC_PER_SEC);
-    let t = Topology::build(&preset("hikey960").unwrap()).unwrap();
-    let c = build_config("v4.16", &[], None, Governor::Performance).unwrap();
-    let d = SchedDomains::build(&t, &c).unwrap();
-    let mut engine = Engine::new(World::new(t, d, c), &inst, 1, Limits::default(), false);
+    let (inst, world) = spinning_one_second();
+    let mut engine = Engine::new(world, &inst, 1, Limits::default(), false);
     engine.seq = MAX_EVENT_SEQ - 100;
     match engine.run() {
         Err(Error::Limit(m)) => assert!(m.contains("events queued"), "{m}"),
