@@ -225,7 +225,7 @@ pub struct Engine<'a> {
     gate_open: Vec<bool>,
     gate_waiters: Vec<Vec<TaskId>>,
     waiting_children: Vec<bool>,
-    heap: queue::EventQueue,
+    queue: queue::EventQueue,
     seq: u64,
     rng: Rng,
     start: Option<Nanos>,
@@ -291,7 +291,7 @@ impl<'a> Engine<'a> {
             gate_open: vec![false; inst.gates],
             gate_waiters: vec![Vec::new(); inst.gates],
             waiting_children: Vec::new(),
-            heap: queue::EventQueue::with_capacity(4 * n + 64),
+            queue: queue::EventQueue::new(n, 4 * n + 64),
             seq: 0,
             rng: Rng::new(seed),
             start: None,
@@ -351,7 +351,13 @@ impl<'a> Engine<'a> {
             return self.too_many_events();
         }
         self.seq += 1;
-        self.heap.push(Ev::new(t, self.seq, kind));
+        let ev = Ev::new(t, self.seq, kind);
+        match kind {
+            EvKind::RunDone(_) => self.queue.push(ev),
+            EvKind::Tick(_) => self.queue.push_lane(queue::Lane::Tick, ev),
+            EvKind::Ilb(_) => self.queue.push_lane(queue::Lane::Ilb, ev),
+            EvKind::Wake(_) | EvKind::IdleExit(_) => self.queue.push(ev),
+        }
         self.seq
     }
 
@@ -455,7 +461,7 @@ impl<'a> Engine<'a> {
         let max_ns = self.limits.max_sim_seconds.saturating_mul(NSEC_PER_SEC);
         let mut events = 0u64;
         while self.live_tasks > 0 && self.error.is_none() {
-            let Some(ev) = self.heap.pop() else {
+            let Some(ev) = self.queue.pop() else {
                 // Everyone is blocked: a run with a duration simply ends then (rt-app does), if
                 // the duration is within the limit.
                 if let Some(stop) = self.inst.stop_at {

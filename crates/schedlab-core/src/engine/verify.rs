@@ -19,7 +19,7 @@ impl Engine<'_> {
         let mut seen = vec![0u32; self.w.tasks.len()];
         // Which CPUs have the completion event of their current generation pending.
         let mut armed = vec![false; n];
-        for e in self.heap.iter() {
+        for e in self.queue.iter() {
             if let EvKind::RunDone(cpu) = e.kind() {
                 if self.w.rqs[cpu].run_done_seq == e.seq() {
                     armed[cpu] = true;
