@@ -353,10 +353,9 @@ impl<'a> Engine<'a> {
         self.seq += 1;
         let ev = Ev::new(t, self.seq, kind);
         match kind {
-            EvKind::RunDone(_) => self.queue.push(ev),
             EvKind::Tick(_) => self.queue.push_lane(queue::Lane::Tick, ev),
             EvKind::Ilb(_) => self.queue.push_lane(queue::Lane::Ilb, ev),
-            EvKind::Wake(_) | EvKind::IdleExit(_) => self.queue.push(ev),
+            EvKind::RunDone(_) | EvKind::Wake(_) | EvKind::IdleExit(_) => self.queue.push(ev),
         }
         self.seq
     }
