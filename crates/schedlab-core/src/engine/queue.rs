@@ -102,7 +102,7 @@ impl EventQueue {
 
 /// The most events [`General`] keeps sorted: past this a push costs more element moves and
 /// compares than a heap's ~log2(n) steps. A queue parameter, not a model one (the pop order is
-/// the same whatever it is); 16 measured best under callgrind once ticks left for their lane
+/// the same whatever it is); 16 measured better than 32 under callgrind once ticks left for their lane
 /// (hackbench on 24 CPUs hovers near 32 general events, where 32 made sorted pushes the costliest
 /// function of the run).
 const SORTED_MAX: usize = 16;
@@ -208,19 +208,10 @@ impl General {
         ev
     }
 
+    /// The earliest event (every event is due before [`NONE`]).
     #[cfg(test)]
     fn pop(&mut self) -> Option<Ev> {
-        if self.small {
-            return self.sorted.pop().map(|Reverse(ev)| ev);
-        }
-        if let Some(ev) = self.first.take() {
-            return Some(ev);
-        }
-        let ev = self.heap.pop().map(|Reverse(ev)| ev);
-        if self.heap.len() <= SORTED_AGAIN {
-            self.become_sorted();
-        }
-        ev
+        self.pop_before(NONE)
     }
 
     #[cold]
