@@ -141,15 +141,17 @@ impl General {
         if self.small {
             let v = &mut self.sorted;
             if v.len() < SORTED_MAX {
-                // Insertion from the earliest end: the events due before `ev` move up one place.
+                // The place is searched from the latest end: most events pushed are completions
+                // due after nearly everything queued (a run of ~1 ms among ticks' and wake-ups'
+                // shorter waits), so few compares find it. The events due before `ev` then move
+                // up one place in one block move. (A binary search, or the search from the
+                // earliest end moving one event per compare, cost more under callgrind.)
                 let key = ev.key();
-                let mut i = v.len();
-                v.push(Reverse(ev));
-                while i > 0 && v[i - 1].0.key() < key {
-                    v[i] = v[i - 1];
-                    i -= 1;
+                let mut i = 0;
+                while i < v.len() && v[i].0.key() > key {
+                    i += 1;
                 }
-                v[i] = Reverse(ev);
+                v.insert(i, Reverse(ev));
                 return;
             }
             self.become_heap();
