@@ -142,8 +142,8 @@ impl General {
             let v = &mut self.sorted;
             if v.len() < SORTED_MAX {
                 // The place is searched from the latest end: most events pushed are completions
-                // due after nearly everything queued (a run of ~1 ms among ticks' and wake-ups'
-                // shorter waits), so few compares find it. The events due before `ev` then move
+                // due after nearly everything queued here (a run of ~1 ms among wake-ups' and idle
+                // exits' shorter waits; ticks have their lane), so few compares find it. The events due before `ev` then move
                 // up one place in one block move. (A binary search, or the search from the
                 // earliest end moving one event per compare, cost more under callgrind.)
                 let key = ev.key();
