@@ -169,6 +169,9 @@ pub struct SchedGroup {
     pub asym_prefer_cpu: usize,
     /// Flags of the child domain this group stands for (`sg->flags`, v6.5+), 0 for single CPUs.
     pub flags: u32,
+    /// Number of cores (SMT sibling sets) its CPUs belong to (`sg->cores`, v6.6+,
+    /// init_sched_groups_capacity()); counted once here rather than at every balance.
+    pub cores: u32,
 }
 
 /// One sched domain. CPUs with the same span at the same level share it; the per-CPU balancing
@@ -610,6 +613,16 @@ fn group_first_cpu(chains: &[Vec<(SdLevel, CpuMask, u32)>], k: usize, cpu: usize
     }
 }
 
+/// The distinct cores among `span`'s CPUs: init_sched_groups_capacity() (v6.6+) counts one per
+/// SMT mask it meets while clearing that mask from a copy of the span.
+fn group_cores(topo: &Topology, span: CpuMask) -> u32 {
+    let mut seen = CpuMask::EMPTY;
+    for c in span.iter() {
+        seen.set(topo.cpus[c].core);
+    }
+    seen.weight() as u32
+}
+
 #[allow(clippy::too_many_arguments)]
 fn make_domain(
     topo: &Topology,
@@ -648,6 +661,7 @@ fn make_domain(
                     max_capacity: *caps.iter().max().unwrap(),
                     asym_prefer_cpu: prefer,
                     flags: group_flags[i],
+                    cores: group_cores(topo, gspan),
                 });
                 groups.len() - 1
             }
@@ -824,6 +838,11 @@ mod tests {
             .map(|&i| d.domains[i].span.to_string())
             .collect();
         assert_eq!(spans, ["0,2", "0-3", "0-4"]);
+        // sg->cores counts cores, not sharing groups: the top level's groups are one 4-thread
+        // core and one single-thread core.
+        let top = &d.domains[d.per_cpu[0][2]];
+        let cores: Vec<u32> = top.groups.iter().map(|g| g.cores).collect();
+        assert_eq!(cores, [1, 1]);
         let mc = &d.domains[d.per_cpu[0][1]];
         assert!(mc
             .groups
@@ -912,6 +931,11 @@ mod tests {
         assert_eq!(d.domains[d.per_cpu[0][1]].span_weight, 48);
         assert_eq!(d.llc_size[0], 48);
         assert!(!d.cpus_share_cache(0, 24));
+        // sg->cores: an MC group is one core's two threads, a NUMA group a socket's 24 cores.
+        let mc = &d.domains[d.per_cpu[0][1]];
+        assert!(mc.groups.iter().all(|g| g.weight == 2 && g.cores == 1));
+        let numa = &d.domains[d.per_cpu[0][2]];
+        assert!(numa.groups.iter().all(|g| g.weight == 48 && g.cores == 24));
     }
 
     #[test]

@@ -109,7 +109,6 @@ impl World {
     /// for CPU `j` of a policy being evaluated now: decay or end the boost, and leave in
     /// `boost_used` the value this evaluation applies (see [`World::iowait_boosted`]).
     pub(crate) fn sugov_iowait_apply(&mut self, j: usize) {
-        let (min, _) = self.iowait_bounds(j);
         self.sg_cpu[j].boost_used = 0;
         if self.sg_cpu[j].iowait_boost == 0 {
             return;
@@ -129,6 +128,7 @@ impl World {
                 }
             }
         }
+        let (min, _) = self.iowait_bounds(j);
         let sg = &mut self.sg_cpu[j];
         if !sg.iowait_boost_pending {
             // No boost pending: reduce the boost value.

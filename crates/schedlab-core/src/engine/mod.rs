@@ -734,22 +734,27 @@ impl<'a> Engine<'a> {
                 dom.max_khz(active_after.max(1)),
             )
         };
+        if active_after == active_before {
+            return;
+        }
+        // With one bin table for the whole package the two caps are the same for every clock:
+        // read them once.
         let turbo = &self.w.turbo[pkg];
-        let same_bin = turbo.same_bins
-            && turbo.clocks.first().is_some_and(|&d| {
-                let (old, new) = caps(&self.w, d);
-                old == new
-            });
-        if active_after != active_before && !same_bin {
-            for i in 0..self.w.turbo[pkg].clocks.len() {
-                let d = self.w.turbo[pkg].clocks[i];
-                let (old, new) = caps(&self.w, d);
-                if old == new || self.w.clocks[d].cur_khz < old.min(new) {
-                    continue;
-                }
-                if let Some(khz) = self.w.turbo_capped_khz(d) {
-                    self.change_frequency(d, |w| w.apply_turbo_cap(d, khz));
-                }
+        let shared_caps = match turbo.clocks.first() {
+            Some(&d) if turbo.same_bins => Some(caps(&self.w, d)),
+            _ => None,
+        };
+        if shared_caps.is_some_and(|(old, new)| old == new) {
+            return;
+        }
+        for i in 0..self.w.turbo[pkg].clocks.len() {
+            let d = self.w.turbo[pkg].clocks[i];
+            let (old, new) = shared_caps.unwrap_or_else(|| caps(&self.w, d));
+            if old == new || self.w.clocks[d].cur_khz < old.min(new) {
+                continue;
+            }
+            if let Some(khz) = self.w.turbo_capped_khz(d) {
+                self.change_frequency(d, |w| w.apply_turbo_cap(d, khz));
             }
         }
     }

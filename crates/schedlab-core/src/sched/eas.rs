@@ -194,6 +194,11 @@ impl World {
         if !self.sched_energy_enabled() {
             return;
         }
+        // Below the root only a set can follow: with the flag already set and no trace to write
+        // the scan cannot change anything.
+        if !root && self.rd_overutilized && self.signals.is_none() {
+            return;
+        }
         let any = span.iter().any(|c| self.cpu_overutilized(c));
         if root {
             self.rd_overutilized = any;

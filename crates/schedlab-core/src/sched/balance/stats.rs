@@ -4,7 +4,6 @@
 //! sd_lb_stats`, and `sibling_imbalance()` (v6.6+).
 
 use super::{CpuIdleType, GroupType, LbEnv, SgStats};
-use crate::cpumask::CpuMask;
 use crate::domains::flags::*;
 use crate::sched::World;
 use crate::units::SCHED_CAPACITY_SCALE;
@@ -297,22 +296,10 @@ impl World {
         if env.idle == CpuIdleType::NotIdle || busiest.sum_nr_running == 0 {
             return 0;
         }
-        let dom = &self.sd.domains[env.sd];
-        let cores = |g: usize| {
-            let span = dom.groups[g].span;
-            let mut seen = CpuMask::EMPTY;
-            let mut n = 0i64;
-            for c in span.iter() {
-                let core = self.topo.cpus[c].core;
-                if !seen.test(core) {
-                    seen.set(core);
-                    n += 1;
-                }
-            }
-            n
-        };
-        let nb = cores(sds.busiest.unwrap());
-        let nl = cores(sds.local);
+        // sg->cores, counted when the domains were built.
+        let groups = &self.sd.domains[env.sd].groups;
+        let nb = groups[sds.busiest.unwrap()].cores as i64;
+        let nl = groups[sds.local].cores as i64;
         if nb == nl {
             return (busiest.sum_nr_running as i64 - local.sum_nr_running as i64).max(0);
         }
