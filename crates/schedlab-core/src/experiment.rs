@@ -844,7 +844,7 @@ impl Plan {
         if check {
             engine = engine.with_invariant_checks();
         }
-        let out = engine.run().map_err(|e| match e {
+        let mut out = engine.run().map_err(|e| match e {
             // Without a sweep there is no parameter to name (only the run index, already given).
             Error::Limit(m) if self.scenario.sweep.is_none() => {
                 Error::Limit(format!("run {index} ({}): {m}", v.name))
@@ -868,8 +868,10 @@ impl Plan {
             energy_ns: out.energy_ns,
             busy_mhz: out.busy_mhz,
             events: out.events,
-            counters: out.counters.clone(),
-            latency: out.latency.clone(),
+            // Moved, not copied: the callers read the outcome only for its trace, decisions and
+            // task programs.
+            counters: std::mem::take(&mut out.counters),
+            latency: std::mem::take(&mut out.latency),
         };
         Ok((result, out))
     }

@@ -162,6 +162,11 @@ pub struct IdleTracker {
     pub awake_cores: Vec<u32>,
     /// Where the clusters' shared domains start in the energy meter (after the cores).
     pub uncore_base: usize,
+    /// Per core: the last (kHz, busy power in uW) [`World::update_core_power`] computed. A core's
+    /// cluster and clock never change within a run, so its busy power is a function of the kHz
+    /// alone; most recomputations (a thread starts or stops, a sibling enters or leaves a
+    /// state) find the clock where it was.
+    pub busy_uw_at: Vec<(u32, u64)>,
 }
 
 impl World {
@@ -181,6 +186,9 @@ impl World {
         self.idle.entered = vec![None; n];
         self.idle.menu = vec![MenuDevice::default(); n];
         self.idle.core_deep = vec![false; ncores];
+        // No clock runs near u32::MAX kHz (`Topology::build` caps frequencies at 20 GHz): every
+        // first look computes.
+        self.idle.busy_uw_at = vec![(u32::MAX, 0); ncores];
         self.idle.awake_cores = vec![0; nclusters];
         self.idle.uncore_base = ncores;
         for core in 0..ncores {
@@ -271,9 +279,16 @@ impl World {
             .min()
             .unwrap_or(0);
         let uw = if self.core_busy(core) {
-            let fd = &self.topo.freq_domains[c.freq_domain];
-            let khz = self.clocks[c.freq_domain].cur_khz as u64;
-            spec.busy_uw_at_opp(khz, &fd.opps_khz, fd.peak_khz() as u64)
+            let khz = self.clocks[c.freq_domain].cur_khz;
+            match self.idle.busy_uw_at[core] {
+                (at, uw) if at == khz => uw,
+                _ => {
+                    let fd = &self.topo.freq_domains[c.freq_domain];
+                    let uw = spec.busy_uw_at_opp(khz as u64, &fd.opps_khz, fd.peak_khz() as u64);
+                    self.idle.busy_uw_at[core] = (khz, uw);
+                    uw
+                }
+            }
         } else if shallowest == 0 {
             spec.idle_uw
         } else {

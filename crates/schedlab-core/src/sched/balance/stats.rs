@@ -89,32 +89,40 @@ impl World {
         let dom = &self.sd.domains[env.sd];
         let g = &dom.groups[group];
         let mut overload = false;
+        // The sums are kept in locals and stored once: stores through `sgs` each CPU would
+        // otherwise be repeated for every CPU of the group.
+        let (mut load, mut util, mut runnable) = (0, 0, 0);
+        let (mut nr_running, mut h_nr_running, mut idle_cpus) = (0, 0, 0);
+        let mut misfit_task_load = sgs.group_misfit_task_load;
+        let misfit = !local_group && dom.has(SD_ASYM_CPUCAPACITY);
         for i in g.span.iter_and(&env.cpus, self.nr_cpus()) {
-            let load = self.cpu_load(i);
-            sgs.group_load += load;
-            sgs.group_util += self.cpu_util(i);
-            sgs.group_runnable += self.cpu_runnable(i);
+            load += self.cpu_load(i);
+            util += self.cpu_util(i);
+            runnable += self.cpu_runnable(i);
             let nr = self.rqs[i].nr_running;
             // v6.14+: rq->cfs.h_nr_runnable, without delayed tasks (sched::delayed).
-            sgs.sum_h_nr_running += self.cfs_h_nr_runnable(i);
-            sgs.sum_nr_running += nr;
+            h_nr_running += self.cfs_h_nr_runnable(i);
+            nr_running += nr;
             if nr > 1 {
                 overload = true;
             }
             if nr == 0 && self.idle_cpu(i) {
-                sgs.idle_cpus += 1;
+                idle_cpus += 1;
                 continue;
             }
-            if local_group {
-                continue;
-            }
-            if dom.has(SD_ASYM_CPUCAPACITY)
-                && sgs.group_misfit_task_load < self.rqs[i].misfit_task_load
-            {
-                sgs.group_misfit_task_load = self.rqs[i].misfit_task_load;
+            // Only a group other than the local one under SD_ASYM_CPUCAPACITY.
+            if misfit && misfit_task_load < self.rqs[i].misfit_task_load {
+                misfit_task_load = self.rqs[i].misfit_task_load;
                 overload = true;
             }
         }
+        sgs.group_load += load;
+        sgs.group_util += util;
+        sgs.group_runnable += runnable;
+        sgs.sum_nr_running += nr_running;
+        sgs.sum_h_nr_running += h_nr_running;
+        sgs.idle_cpus += idle_cpus;
+        sgs.group_misfit_task_load = misfit_task_load;
         sgs.group_capacity = g.capacity;
         sgs.group_weight = g.weight;
         sgs.group_imbalanced = self.group_imbalance[env.sd][group];

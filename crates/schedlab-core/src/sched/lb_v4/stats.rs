@@ -97,26 +97,33 @@ impl World {
         let g = &dom.groups[group];
         let mut overload = false;
         let mut sum_weighted_load = 0;
+        // The sums are kept in locals and stored once, not through `sgs` for every CPU.
+        let (mut load, mut util, mut nr_running, mut idle_cpus) = (0, 0, 0, 0);
+        let mut misfit_task_load = sgs.group_misfit_task_load;
+        let misfit = dom.has(SD_ASYM_CPUCAPACITY);
         for i in g.span.iter_and(&env.cpus, self.nr_cpus()) {
-            let load = self.cpu_runnable_load(i);
-            sgs.group_load += load;
-            sgs.group_util += self.cpu_util(i);
+            let cpu_load = self.cpu_runnable_load(i);
+            load += cpu_load;
+            util += self.cpu_util(i);
             let nr = self.rqs[i].nr_running;
-            sgs.sum_nr_running += nr;
+            nr_running += nr;
             if nr > 1 {
                 overload = true;
             }
-            sum_weighted_load += load;
+            sum_weighted_load += cpu_load;
             if nr == 0 && self.idle_cpu(i) {
-                sgs.idle_cpus += 1;
+                idle_cpus += 1;
             }
             // v4.20 (misfit_task_load is 0 without the misfit switch).
-            if dom.has(SD_ASYM_CPUCAPACITY)
-                && sgs.group_misfit_task_load < self.rqs[i].misfit_task_load
-            {
-                sgs.group_misfit_task_load = self.rqs[i].misfit_task_load;
+            if misfit && misfit_task_load < self.rqs[i].misfit_task_load {
+                misfit_task_load = self.rqs[i].misfit_task_load;
             }
         }
+        sgs.group_load += load;
+        sgs.group_util += util;
+        sgs.sum_nr_running += nr_running;
+        sgs.idle_cpus += idle_cpus;
+        sgs.group_misfit_task_load = misfit_task_load;
         sgs.group_capacity = g.capacity.max(1);
         sgs.avg_load = sgs.group_load * SCHED_CAPACITY_SCALE / sgs.group_capacity;
         if sgs.sum_nr_running > 0 {
