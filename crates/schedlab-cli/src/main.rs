@@ -297,7 +297,7 @@ fn main() -> ExitCode {
             eprintln!("schedlab: {e}");
             match e {
                 Failure::Interrupted { .. } => ExitCode::from(130),
-                Failure::Run(_) => ExitCode::FAILURE,
+                Failure::Run(_) | Failure::Panicked { .. } => ExitCode::FAILURE,
             }
         }
     }

@@ -24,6 +24,9 @@ pub enum Failure {
     Run(Error),
     /// Ctrl-C: `done` of `total` runs had finished.
     Interrupted { done: usize, total: usize },
+    /// The simulation of run `run` panicked (a bug: the core returns errors as values). The
+    /// other runs stop being handed out, as on Ctrl-C; the lowest-indexed panic is the one told.
+    Panicked { run: usize, message: String },
 }
 
 impl From<Error> for Failure {
@@ -39,6 +42,12 @@ impl std::fmt::Display for Failure {
             Failure::Interrupted { done, total } => {
                 write!(f, "interrupted: {done} of {total} runs finished")
             }
+            Failure::Panicked { run, message } => write!(
+                f,
+                "run {run} stopped on an internal error ({message}): this is a bug in schedlab; \
+                 please report it with the scenario and the run index (`schedlab trace SCENARIO \
+                 --run {run}`, with the same --runs and --seed, repeats it alone)"
+            ),
         }
     }
 }
@@ -100,6 +109,15 @@ pub fn bar_line(done: usize, total: usize, elapsed: f64) -> String {
 /// threads; results come back in index order, and a failure is the lowest-indexed run's,
 /// whichever thread got there first.
 pub fn run_indices(plan: &Plan, indices: &[usize], jobs: usize) -> Result<Vec<RunResult>, Failure> {
+    run_each(indices, jobs, |i| plan.run(i))
+}
+
+/// [`run_indices`] with the run given as `run`.
+fn run_each(
+    indices: &[usize],
+    jobs: usize,
+    run: impl Fn(usize) -> Result<RunResult, Error> + Sync,
+) -> Result<Vec<RunResult>, Failure> {
     install_handler();
     let total = indices.len();
     let jobs = jobs.clamp(1, 64);
@@ -108,18 +126,38 @@ pub fn run_indices(plan: &Plan, indices: &[usize], jobs: usize) -> Result<Vec<Ru
     let finished = AtomicBool::new(false);
     let results: Mutex<Vec<(usize, Result<RunResult, Error>)>> =
         Mutex::new(Vec::with_capacity(total));
+    // The lowest-indexed run that panicked, and its message.
+    let panicked: Mutex<Option<(usize, String)>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
     let show = std::io::stderr().is_terminal() && total > 1;
     let t0 = Instant::now();
     let work = || loop {
-        if CANCEL.load(Ordering::SeqCst) {
+        if CANCEL.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
             break;
         }
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = indices.get(k) else {
             break;
         };
-        let r = plan.run(i);
-        results.lock().unwrap().push((i, r));
+        // A panic is caught here so that it ends the command with the run named, rather than
+        // ending one thread and leaving the table a run short. (The panic hook has already
+        // printed where it happened.) Nothing the closure touched outlives the run but `results`,
+        // which is not locked while it runs.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(i))) {
+            Ok(r) => results.lock().unwrap().push((i, r)),
+            Err(payload) => {
+                stop.store(true, Ordering::SeqCst);
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|m| m.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic without a message".into());
+                let mut first = panicked.lock().unwrap();
+                if first.as_ref().is_none_or(|(j, _)| i < *j) {
+                    *first = Some((i, message));
+                }
+            }
+        }
         done.fetch_add(1, Ordering::Relaxed);
     };
     std::thread::scope(|s| {
@@ -155,6 +193,9 @@ pub fn run_indices(plan: &Plan, indices: &[usize], jobs: usize) -> Result<Vec<Ru
         }
         finished.store(true, Ordering::Relaxed);
     });
+    if let Some((run, message)) = panicked.into_inner().unwrap() {
+        return Err(Failure::Panicked { run, message });
+    }
     let mut all = results.into_inner().unwrap();
     if CANCEL.load(Ordering::SeqCst) && all.len() < total {
         return Err(Failure::Interrupted {
@@ -184,5 +225,31 @@ mod tests {
             "[..............................] 0/4 runs, 1s, ETA -"
         );
         assert!(bar_line(1, 100, 100.0).ends_with("ETA 2h45m"));
+    }
+
+    /// A run that panics ends the command with that run named (the lowest-indexed of several),
+    /// on one thread or many, instead of a table a run short.
+    #[test]
+    fn a_panicking_run_is_named_not_dropped() {
+        let plan = Plan::new(&schedlab_core::scenarios::builtin("hikey960-asym-packing").unwrap())
+            .unwrap();
+        let indices: Vec<usize> = (0..6).collect();
+        for jobs in [1, 3] {
+            let got = run_each(&indices, jobs, |i| {
+                if i == 2 || i == 4 {
+                    panic!("bad state in run {i}");
+                }
+                plan.run(i)
+            });
+            match got {
+                Err(Failure::Panicked { run, message }) => {
+                    assert_eq!(run, 2, "jobs {jobs}");
+                    assert_eq!(message, "bad state in run 2");
+                }
+                other => panic!("jobs {jobs}: {:?}", other.map(|r| r.len())),
+            }
+        }
+        let all = run_each(&indices, 2, |i| plan.run(i)).unwrap();
+        assert_eq!(all.iter().map(|r| r.index).collect::<Vec<_>>(), indices);
     }
 }
