@@ -8,37 +8,40 @@
 //! [`crate::workload::speed`]), frequency and busy SMT siblings (the core's contention or the
 //! workload's own, [`crate::workload::speed::Rates::work_rate`]). Whenever a rate changes, the
 //! progress so far is accounted and the CPU's completion event is re-armed; stale events are
-//! recognised by a per-CPU generation number.
+//! recognised by a per-CPU generation number (`speed`). Wake-ups and forks are placed in `wake`, the
+//! ops are interpreted in `ops`, and the events are packed as `event` says.
 //!
 //! Sources of run-to-run variation, all drawn from the run's RNG: the order in which the CPUs last
 //! went idle before the run (`idle_stamp`, see `draw_idle_history`), the CPU the first task starts
 //! on (the shell's CPU), and per-execution jitter of `Run` ops (start-up work, event work).
 
-use crate::cpufreq::SCHED_CPUFREQ_IOWAIT;
 use crate::cpumask::CpuMask;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::sched::balance::CpuIdleType;
 use crate::sched::rq::Enqueue;
-use crate::sched::wakeup::WakeKind;
 use crate::sched::{Task, TaskId, TaskState, World};
 use crate::trace::{Counters, MigrateReason, TraceEvent};
-use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC, WORK_SCALE};
+use crate::units::{Nanos, NSEC_PER_SEC, NSEC_PER_USEC};
 use crate::workload::{Instance, Metric};
+use event::{Ev, EvKind, MAX_EVENT_SEQ, MAX_EVENT_TASKS};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 #[cfg(test)]
 mod delayed_tests;
+mod event;
 mod history;
 #[cfg(test)]
 mod latency_tests;
 mod ops;
 mod queue;
+mod speed;
 #[cfg(test)]
 mod tests;
 mod tracepoints;
 mod verify;
+mod wake;
 
 /// A socket or pipe: a byte buffer with the tasks waiting to read and to write.
 #[derive(Clone, Debug, Default)]
@@ -124,90 +127,6 @@ pub struct RunOutcome {
     pub task_programs: Vec<usize>,
     /// Scheduling latencies per task name and the workload's own latency samples.
     pub latency: crate::latency::LatencyReport,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum EvKind {
-    /// curr of `cpu` finished its `Run` op, if this is the completion event last armed for it
-    /// (`Rq::run_done_seq`).
-    RunDone(usize),
-    Tick(usize),
-    /// A sleep ended.
-    Wake(TaskId),
-    /// The nohz idle-balance IPI reached `cpu`.
-    Ilb(usize),
-    /// `cpu` has left its idle state (its exit latency has passed) and schedules.
-    IdleExit(usize),
-}
-
-/// Bits of an event's `tag` below its sequence number: the kind (3 bits) and its CPU or task.
-const EV_KIND_BITS: u32 = 24;
-/// Bits of the CPU or task an event is about.
-const EV_ID_BITS: u32 = EV_KIND_BITS - 3;
-/// The most tasks a run may create: each must fit in an event's `EV_ID_BITS`.
-const MAX_EVENT_TASKS: usize = 1 << EV_ID_BITS;
-/// The most events a run may queue: each sequence number must fit above the kind.
-const MAX_EVENT_SEQ: u64 = 1 << (64 - EV_KIND_BITS);
-
-/// An event of the queue, ordered by (time, sequence number): 16 bytes, so that the queue moves
-/// and compares little. `tag` holds the sequence number above the kind and its CPU or task;
-/// `seq` is unique, so (t, tag) orders events as (t, seq) does and totally, one `u128` compare.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Ev {
-    t: Nanos,
-    tag: u64,
-}
-
-impl Ev {
-    #[inline(always)]
-    fn new(t: Nanos, seq: u64, kind: EvKind) -> Ev {
-        let (code, id) = match kind {
-            EvKind::RunDone(cpu) => (0, cpu),
-            EvKind::Tick(cpu) => (1, cpu),
-            EvKind::Wake(t) => (2, t),
-            EvKind::Ilb(cpu) => (3, cpu),
-            EvKind::IdleExit(cpu) => (4, cpu),
-        };
-        debug_assert!(id < MAX_EVENT_TASKS && seq < MAX_EVENT_SEQ);
-        Ev {
-            t,
-            tag: (seq << EV_KIND_BITS) | (code << EV_ID_BITS) | id as u64,
-        }
-    }
-
-    fn seq(&self) -> u64 {
-        self.tag >> EV_KIND_BITS
-    }
-
-    fn kind(&self) -> EvKind {
-        let id = (self.tag & ((1 << EV_ID_BITS) - 1)) as usize;
-        match (self.tag >> EV_ID_BITS) & 7 {
-            0 => EvKind::RunDone(id),
-            1 => EvKind::Tick(id),
-            2 => EvKind::Wake(id),
-            3 => EvKind::Ilb(id),
-            _ => EvKind::IdleExit(id),
-        }
-    }
-
-    #[inline(always)]
-    fn key(&self) -> u128 {
-        (u128::from(self.t) << 64) | u128::from(self.tag)
-    }
-}
-
-impl PartialOrd for Ev {
-    #[inline(always)]
-    fn partial_cmp(&self, other: &Ev) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Ev {
-    #[inline(always)]
-    fn cmp(&self, other: &Ev) -> std::cmp::Ordering {
-        self.key().cmp(&other.key())
-    }
 }
 
 /// Latency of the nohz kick IPI.
@@ -659,145 +578,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Credit curr of `cpu` with the work done since the last accounting.
-    fn account(&mut self, cpu: usize) {
-        let now = self.w.now;
-        let rq = &mut self.w.rqs[cpu];
-        if let Some(t) = rq.curr {
-            let done = crate::math64::saturating_mul_u64(now - rq.last_account, rq.rate);
-            let task = &mut self.w.tasks[t];
-            task.work_left = task.work_left.saturating_sub(done);
-        }
-        rq.last_account = now;
-    }
-
-    /// Recompute curr's rate and re-arm its completion event.
-    fn refresh_rate(&mut self, cpu: usize) {
-        self.account(cpu);
-        if self.w.rqs[cpu].curr.is_none() {
-            return;
-        }
-        let fd = self.w.topo.cpus[cpu].freq_domain;
-        let khz = self.w.clocks[fd].cur_khz;
-        let group = self.w.topo.cpus[cpu].smt_group;
-        let busy = (self.w.topo.smt_group_cpus.get(group))
-            .filter(|&c| self.w.rqs[c].curr.is_some())
-            .count();
-        let curr = self.w.rqs[cpu].curr.unwrap();
-        let rate = if self.fixed_rate[curr] {
-            WORK_SCALE
-        } else {
-            self.inst.rates.work_rate(&self.w.topo, cpu, khz, busy)
-        };
-        self.w.rqs[cpu].rate = rate;
-        self.arm_run_done(cpu);
-    }
-
-    /// (Re-)arm the completion event of curr's `Run` op at the current rate.
-    #[inline(always)]
-    fn arm_run_done(&mut self, cpu: usize) {
-        let rq = &mut self.w.rqs[cpu];
-        rq.run_done_seq = 0;
-        let rate = rq.rate;
-        let Some(t) = rq.curr else { return };
-        // A run already credited to zero completes now: re-arming must not drop its completion.
-        let left = self.w.tasks[t].work_left;
-        let at = self.w.now + left.div_ceil(rate.max(1));
-        self.w.rqs[cpu].run_done_seq = self.push(at, EvKind::RunDone(cpu));
-    }
-
-    /// A CPU started or stopped running something: SMT siblings' speed and the package's turbo
-    /// budget may change.
-    fn busy_changed(&mut self, cpu: usize) {
-        let busy = self.w.rqs[cpu].curr.is_some();
-        let pkg = self.w.topo.cpus[cpu].package;
-        let active_before = self.w.active_cores[pkg];
-        self.w.set_cpu_busy(cpu, busy);
-        let group = self.w.topo.cpus[cpu].smt_group;
-        for k in self.w.topo.smt_group_cpus.range(group) {
-            let c = self.w.topo.smt_group_cpus.at(k);
-            if c != cpu && self.w.rqs[c].curr.is_some() {
-                self.refresh_rate(c);
-            }
-        }
-        // The package's turbo bin follows its number of active cores: the hardware re-caps every
-        // core's frequency, the governors' requests stay as they were. Each clock runs at what
-        // its requests and the cap give (`clock_target_khz()`, kept so by every change: cur =
-        // min(request, cap)), so only a clock whose bin changed can be re-capped, and of those
-        // only one at or above the lower of its two caps: below both it runs at its request
-        // before and after.
-        let active_after = self.w.active_cores[pkg];
-        let caps = |w: &World, d: usize| {
-            let dom = &w.topo.freq_domains[d];
-            (
-                dom.max_khz(active_before.max(1)),
-                dom.max_khz(active_after.max(1)),
-            )
-        };
-        if active_after == active_before {
-            return;
-        }
-        // With one bin table for the whole package the two caps are the same for every clock:
-        // read them once.
-        let turbo = &self.w.turbo[pkg];
-        let shared_caps = match turbo.clocks.first() {
-            Some(&d) if turbo.same_bins => Some(caps(&self.w, d)),
-            _ => None,
-        };
-        if shared_caps.is_some_and(|(old, new)| old == new) {
-            return;
-        }
-        for i in 0..self.w.turbo[pkg].clocks.len() {
-            let d = self.w.turbo[pkg].clocks[i];
-            let (old, new) = shared_caps.unwrap_or_else(|| caps(&self.w, d));
-            if old == new || self.w.clocks[d].cur_khz < old.min(new) {
-                continue;
-            }
-            if let Some(khz) = self.w.turbo_capped_khz(d) {
-                self.change_frequency(d, |w| w.apply_turbo_cap(d, khz));
-            }
-        }
-    }
-
-    /// `cpufreq_update_util(rq, flags)`: let the governor look at `cpu`'s policy; `flags` reach
-    /// the governor (`SCHED_CPUFREQ_IOWAIT` on a wake-up after I/O).
-    fn freq_update(&mut self, cpu: usize, flags: u32) {
-        let Some(khz) = self.w.cpufreq_target(cpu, flags) else {
-            return;
-        };
-        let policy = self.w.topo.cpus[cpu].policy;
-        let fd = self.w.topo.policies[policy].clock;
-        self.change_frequency(fd, |w| w.set_frequency(policy, khz));
-    }
-
-    /// Changes domain `fd`'s frequency with `set`: PELT and the work done are first accounted at
-    /// the old frequency, then the change is traced and the cores' power and running tasks' rates
-    /// follow the new one.
-    fn change_frequency(&mut self, fd: usize, set: impl FnOnce(&mut World)) {
-        let cpus = self.w.topo.freq_domain_cpus.range(fd);
-        for k in cpus.clone() {
-            let c = self.w.topo.freq_domain_cpus.at(k);
-            self.w.update_load_avg(c, None);
-            self.account(c);
-        }
-        let before = self.w.clocks[fd].cur_khz;
-        set(&mut self.w);
-        if self.w.clocks[fd].cur_khz == before {
-            return;
-        }
-        self.trace_freq(fd);
-        for k in self.w.topo.freq_domain_cores.range(fd) {
-            let core = self.w.topo.freq_domain_cores.at(k);
-            self.w.update_core_power(core);
-        }
-        for k in cpus {
-            let c = self.w.topo.freq_domain_cpus.at(k);
-            if self.w.rqs[c].curr.is_some() {
-                self.refresh_rate(c);
-            }
-        }
-    }
-
     /// `__schedule()`: pick the next task of `cpu`, running its zero-time ops until one has work to
     /// do or blocks; go idle (after a newly-idle balance) when nothing is left.
     ///
@@ -957,123 +737,6 @@ impl<'a> Engine<'a> {
                 self.try_to_wake_up(p, Some((t, cpu)), false);
             }
         }
-    }
-
-    /// `wake_up_new_task()`: place with SD_BALANCE_FORK, enqueue, maybe preempt.
-    fn wake_up_new_task(&mut self, parent: TaskId, cpu: usize, program: usize) {
-        let Some(child) = self.new_task(program, cpu, Some(parent)) else {
-            return;
-        };
-        self.w.counters.forks += 1;
-        // sched_fork() -> task_fork_fair(), on the parent's CPU, before the placement.
-        self.w.task_fork_fair(cpu, child, Some(parent));
-        let (target, _) = self
-            .w
-            .select_task_rq_fair(child, Some(parent), cpu, WakeKind::Fork);
-        let target = self.fallback(child, target);
-        self.w.tasks[child].cpu = target;
-        self.w.tasks[child].recent_used_cpu = target;
-        self.w.enqueue_task(target, child, Enqueue::New);
-        self.trace_wakeup(child, target, true);
-        self.lat.woken(child, self.w.now);
-        self.w.check_preempt_wakeup_new(target, child);
-        self.freq_update(target, 0);
-    }
-
-    /// `sched_exec()` (v4.9-v6.8, core.c): at exec, `select_task_rq_fair(p, task_cpu(p),
-    /// SD_BALANCE_EXEC)` re-places the running task through the slow path of every domain with
-    /// SD_BALANCE_EXEC; if another CPU is chosen, `stop_one_cpu(migration_cpu_stop)` moves it
-    /// there at once. Returns whether it moved.
-    pub(super) fn sched_exec(&mut self, cpu: usize, t: TaskId) -> bool {
-        self.w.counters.execs += 1;
-        let (dest, _) = self.w.select_task_rq_fair(t, Some(t), cpu, WakeKind::Exec);
-        let dest = self.fallback(t, dest);
-        if dest == cpu {
-            return false;
-        }
-        self.w.counters.exec_migrations += 1;
-        self.stopper_move(cpu, t, dest, MigrateReason::Exec);
-        self.freq_update(dest, 0);
-        true
-    }
-
-    /// `migration_cpu_stop()` on `t`, running on `cpu`: the CPU's stopper preempts it and moves
-    /// it to `dest`, whose curr it may preempt in turn.
-    pub(super) fn stopper_move(&mut self, cpu: usize, t: TaskId, dest: usize, why: MigrateReason) {
-        self.w.dequeue_task(cpu, t, true);
-        self.w.enqueue_task(dest, t, Enqueue::Migrated);
-        self.switch_out(cpu, t);
-        self.trace_migrate(t, cpu, dest, why, cpu);
-        self.w.check_preempt_wakeup(dest, t);
-        self.w.resched(cpu);
-    }
-
-    /// `select_fallback_rq()`: the first allowed CPU when the choice is not allowed.
-    fn fallback(&self, t: TaskId, cpu: usize) -> usize {
-        let allowed = self.w.tasks[t].allowed;
-        if allowed.test(cpu) {
-            cpu
-        } else {
-            allowed.first().unwrap_or(cpu)
-        }
-    }
-
-    /// `try_to_wake_up()`; `waker` is the task (and its CPU) that wakes `p`, None for a timer.
-    fn try_to_wake_up(&mut self, p: TaskId, waker: Option<(TaskId, usize)>, sync: bool) {
-        if self.w.tasks[p].state == TaskState::Runnable
-            || self.w.tasks[p].state == TaskState::Exited
-        {
-            return;
-        }
-        self.w.counters.wakeups += 1;
-        let prev = self.w.tasks[p].cpu;
-        self.trace_waking(p, waker.map_or(prev, |(_, c)| c));
-        // try_to_wake_up(): the task leaves its old rq's nr_iowait before it is placed.
-        if self.w.tasks[p].in_iowait {
-            let c = self.w.tasks[p].iowait_cpu;
-            self.w.nr_iowait[c] = self.w.nr_iowait[c].saturating_sub(1);
-        }
-        // ttwu_runnable() (v6.12+ DELAY_DEQUEUE): still queued, it wakes where it is.
-        if self.w.tasks[p].sched_delayed {
-            self.w.requeue_delayed_entity(prev, p);
-            self.trace_wakeup(p, prev, false);
-            if self.w.rqs[prev].curr != Some(p) {
-                self.w.check_preempt_wakeup(prev, p);
-            }
-            self.w.tasks[p].in_iowait = false;
-            self.freq_update(prev, 0);
-            return;
-        }
-        // A timer fires on the CPU the task slept on.
-        let (wk, wcpu) = match waker {
-            Some((wk, wcpu)) => (Some(wk), wcpu),
-            None => (None, prev),
-        };
-        let (target, _) = self
-            .w
-            .select_task_rq_fair(p, wk, wcpu, WakeKind::Wakeup { sync });
-        let target = self.fallback(p, target);
-        let migrated = target != prev;
-        if migrated {
-            self.w.update_load_avg(prev, Some(p));
-            self.w.detach_entity_load_avg(prev, p);
-            self.switch_out(prev, p);
-            // set_task_cpu() runs on the waking CPU (a timer's: the CPU it fires on).
-            self.trace_migrate(p, prev, target, MigrateReason::Wakeup, wcpu);
-        }
-        self.w.enqueue_task(target, p, Enqueue::Wakeup { migrated });
-        self.w.ttwu_update_avg_idle(target);
-        self.trace_wakeup(p, target, false);
-        self.lat.woken(p, self.w.now);
-        self.w.check_preempt_wakeup(target, p);
-        // enqueue_task_fair(): "If in_iowait is set, the code below may not trigger any cpufreq
-        // utilization updates, so do it here explicitly with the IOWAIT flag passed."
-        let flags = if std::mem::take(&mut self.w.tasks[p].in_iowait) {
-            SCHED_CPUFREQ_IOWAIT
-        } else {
-            0
-        };
-        self.freq_update(target, flags);
     }
 
     /// `scheduler_tick()` on a busy CPU; an idle CPU stops its tick (NO_HZ_IDLE). Out of the
