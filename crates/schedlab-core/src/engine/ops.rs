@@ -24,6 +24,11 @@ impl<'a> Engine<'a> {
         self.w.tasks[t].pc = pc;
     }
 
+    /// The interpreter's loop. The ops every request of a benchmark goes through (a run op, a
+    /// loop, a jump, an event taken from a pool, a count) are done here; the others, each of which
+    /// blocks, wakes or changes state elsewhere, are in [`Engine::other_op`], out of line, so that
+    /// this loop keeps its few values in registers (with every op in it, the compiler set up
+    /// values for all of them on each call: ~50 instructions a call, a quarter of its cost).
     fn run_ops(&mut self, cpu: usize, t: TaskId, pc: &mut usize) {
         let prog = self.w.tasks[t].program;
         // The instance outlives the engine: its ops are read without re-indexing per op.
@@ -33,10 +38,7 @@ impl<'a> Engine<'a> {
         loop {
             budget -= 1;
             if budget == 0 {
-                let name = self.inst.programs[prog].name.clone();
-                self.fail(Error::Workload(format!(
-                    "program '{name}' loops without doing any work"
-                )));
+                self.loops_without_work(prog);
                 return;
             }
             let Some(op) = ops.get(*pc) else {
@@ -73,152 +75,7 @@ impl<'a> Engine<'a> {
                         *pc += 1;
                     }
                 }
-                Op::Timer {
-                    timer,
-                    period,
-                    absolute,
-                } => {
-                    let now = self.w.now;
-                    // A timer starts at its first user's t_first.
-                    let next = self.timer_next[timer]
-                        .unwrap_or(self.t_first[t])
-                        .saturating_add(period);
-                    self.timer_next[timer] = Some(next);
-                    *pc += 1;
-                    self.trace_rtapp_slack(t, next);
-                    if now < next {
-                        self.block(cpu, t, TaskState::Sleeping);
-                        self.arm_timer(t, cpu, next);
-                        return;
-                    }
-                    if !absolute {
-                        self.timer_next[timer] = Some(now);
-                    }
-                }
-                Op::Barrier { id, parties } => {
-                    *pc += 1;
-                    if self.barrier_waiters[id].len() + 1 < parties as usize {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.barrier_waiters[id].push(t);
-                        return;
-                    }
-                    let waiters = std::mem::take(&mut self.barrier_waiters[id]);
-                    for &wt in &waiters {
-                        self.try_to_wake_up(wt, Some((t, cpu)), false);
-                    }
-                    self.barrier_waiters[id] = waiters;
-                    self.barrier_waiters[id].clear();
-                }
-                Op::Lock(m) => match self.mutex_owner[m] {
-                    None => {
-                        self.mutex_owner[m] = Some(t);
-                        *pc += 1;
-                    }
-                    Some(owner) if owner == t => {
-                        let name = self.inst.programs[prog].name.clone();
-                        self.fail(Error::Workload(format!(
-                            "program '{name}' locks mutex {m} twice"
-                        )));
-                        return;
-                    }
-                    Some(_) => {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.mutex_waiters[m].push_back(t);
-                        return;
-                    }
-                },
-                Op::Unlock(m) => {
-                    *pc += 1;
-                    self.unlock(m, t, cpu);
-                }
-                Op::CondWait { cond, mutex } => {
-                    *pc += 1;
-                    self.unlock(mutex, t, cpu);
-                    self.block(cpu, t, TaskState::Blocked);
-                    self.cond_waiters[cond].push_back(t);
-                    return;
-                }
-                Op::CondSignal(c) => {
-                    *pc += 1;
-                    if let Some(wt) = self.cond_waiters[c].pop_front() {
-                        self.try_to_wake_up(wt, Some((t, cpu)), false);
-                    }
-                }
-                Op::CondBroadcast(c) => {
-                    *pc += 1;
-                    while let Some(wt) = self.cond_waiters[c].pop_front() {
-                        self.try_to_wake_up(wt, Some((t, cpu)), false);
-                    }
-                }
-                Op::Suspend(e) => {
-                    if self.event_pending[e] > 0 {
-                        self.event_pending[e] -= 1;
-                        *pc += 1;
-                    } else {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.event_waiters[e].push_back(t);
-                        return;
-                    }
-                }
-                Op::Resume(e) => {
-                    *pc += 1;
-                    self.event_pending[e] += 1;
-                    if let Some(wt) = self.event_waiters[e].pop_front() {
-                        self.try_to_wake_up(wt, Some((t, cpu)), false);
-                    }
-                }
-                // `sched_yield()` is a system call: its time is spent first (as a wall-clock run,
-                // like `RunFor`), then `yield_task_fair()` and the pick. Without that time a task
-                // yielding in a loop would never age, and once the other task is a wake-up
-                // granularity ahead `pick_next_entity()` would pick the yielder again at the same
-                // instant, forever.
-                Op::Yield if self.in_run[t] => {
-                    self.in_run[t] = false;
-                    self.fixed_rate[t] = false;
-                    *pc += 1;
-                    self.w.yield_task(cpu);
-                    return;
-                }
-                Op::Yield => {
-                    self.w.tasks[t].work_left = SCHED_YIELD_NS * WORK_SCALE;
-                    self.fixed_rate[t] = true;
-                    self.in_run[t] = true;
-                    return;
-                }
-                Op::Send { chan, bytes } => {
-                    let ch = &mut self.channels[chan];
-                    if ch.buffered + bytes > ch.capacity {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.channels[chan].writers.push_back(t);
-                        return;
-                    }
-                    ch.buffered += bytes;
-                    *pc += 1;
-                    if let Some(r) = self.channels[chan].readers.pop_front() {
-                        self.try_to_wake_up(r, Some((t, cpu)), true);
-                    }
-                }
-                Op::Recv { chan, bytes } => {
-                    let ch = &mut self.channels[chan];
-                    if ch.buffered < bytes {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.channels[chan].readers.push_back(t);
-                        return;
-                    }
-                    ch.buffered -= bytes;
-                    *pc += 1;
-                    if let Some(wr) = self.channels[chan].writers.pop_front() {
-                        self.try_to_wake_up(wr, Some((t, cpu)), true);
-                    }
-                }
-                Op::ResetCount => {
-                    self.counted = 0;
-                    *pc += 1;
-                }
-                Op::Count(n) => {
-                    self.counted = self.counted.saturating_add(n);
-                    *pc += 1;
-                }
+                Op::Jump(to) => *pc = to,
                 Op::TakeEvent { pool, exhausted } => {
                     let past_deadline = match (self.inst.deadline_after_start, self.start) {
                         (Some(d), Some(s)) => self.w.now >= s + d,
@@ -232,144 +89,320 @@ impl<'a> Engine<'a> {
                         *pc = exhausted;
                     }
                 }
-                Op::Jump(to) => *pc = to,
-                Op::Delay(delay) => {
+                Op::ResetCount => {
+                    self.counted = 0;
                     *pc += 1;
-                    self.t_first[t] = delay;
-                    if self.w.now < delay {
-                        self.block(cpu, t, TaskState::Sleeping);
-                        self.arm_timer(t, cpu, delay);
+                }
+                Op::Count(n) => {
+                    self.counted = self.counted.saturating_add(n);
+                    *pc += 1;
+                }
+                _ => {
+                    if self.other_op(cpu, t, prog, pc, op) {
                         return;
                     }
-                }
-                Op::IoSleep(ns) => {
-                    *pc += 1;
-                    self.w.tasks[t].in_iowait = true;
-                    // io_schedule_prepare(): the rq counts its I/O waiters.
-                    self.w.tasks[t].iowait_cpu = cpu;
-                    self.w.nr_iowait[cpu] += 1;
-                    self.block(cpu, t, TaskState::Sleeping);
-                    self.push(self.w.now + ns.max(1), EvKind::Wake(t));
-                    return;
-                }
-                Op::Sleep(ns) => {
-                    *pc += 1;
-                    self.block(cpu, t, TaskState::Sleeping);
-                    self.arm_timer(t, cpu, self.w.now + ns.max(1));
-                    return;
-                }
-                Op::WaitGate(g) => {
-                    *pc += 1;
-                    if !self.gate_open[g] {
-                        self.block(cpu, t, TaskState::Blocked);
-                        self.gate_waiters[g].push(t);
-                        return;
-                    }
-                }
-                Op::OpenGate(g) => {
-                    *pc += 1;
-                    self.gate_open[g] = true;
-                    let waiters = std::mem::take(&mut self.gate_waiters[g]);
-                    for wt in waiters {
-                        self.try_to_wake_up(wt, Some((t, cpu)), false);
-                    }
-                }
-                Op::Fork(program) => {
-                    *pc += 1;
-                    self.wake_up_new_task(t, cpu, program);
-                    if self.error.is_some() {
-                        return;
-                    }
-                }
-                Op::Exec => {
-                    *pc += 1;
-                    if self.sched_exec(cpu, t) {
-                        return;
-                    }
-                }
-                Op::WaitChildren => {
-                    if self.w.tasks[t].live_children == 0 {
-                        *pc += 1;
-                    } else {
-                        self.waiting_children[t] = true;
-                        self.block(cpu, t, TaskState::Blocked);
-                        return;
-                    }
-                }
-                Op::SetAffinity(ref mask) => {
-                    *pc += 1;
-                    let mask = mask.and(&self.w.topo.all_cpus());
-                    if mask.is_empty() {
-                        let name = self.inst.programs[prog].name.clone();
-                        self.fail(Error::Workload(format!(
-                            "program '{name}' sets an affinity with no CPU of this machine"
-                        )));
-                        return;
-                    }
-                    self.w.tasks[t].allowed = mask;
-                    if !mask.test(cpu) {
-                        // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
-                        let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
-                        self.distribute_prev = dest;
-                        // __set_cpus_allowed_ptr() on the running task: the stopper of its
-                        // CPU preempts it and moves it.
-                        self.stopper_move(cpu, t, dest, MigrateReason::Affinity);
-                        return;
-                    }
-                }
-                Op::SetNice(nice) => {
-                    self.w.set_nice(t, nice);
-                    *pc += 1;
-                }
-                Op::SetUclamp { min, max } => {
-                    if self.w.config.uclamp {
-                        if !self.w.sched_setattr_uclamp(t, min, max) {
-                            let name = self.inst.programs[prog].name.clone();
-                            self.fail(Error::Workload(format!(
-                                "program '{name}': sched_setattr() refuses util_min {min:?} / \
-                                 util_max {max:?} (EINVAL: min above max or above 1024)"
-                            )));
-                            return;
-                        }
-                        // The re-enqueue's cpufreq_update_util().
-                        self.freq_update(cpu, 0);
-                    }
-                    *pc += 1;
-                }
-                Op::SetSlice(ns) => {
-                    self.w.set_custom_slice(t, ns);
-                    *pc += 1;
-                }
-                Op::WakeupSample => {
-                    self.lat.sample_wakeup(t);
-                    *pc += 1;
-                }
-                Op::RequestStart => {
-                    self.lat.request_start(t, self.w.now);
-                    *pc += 1;
-                }
-                Op::RequestEnd => {
-                    self.lat.request_end(t, self.w.now);
-                    *pc += 1;
-                }
-                Op::MarkStart => {
-                    self.start = Some(self.w.now);
-                    self.energy_at_start = self.energy_now();
-                    self.aperf_at_start = self.w.aperf_mperf_totals();
-                    *pc += 1;
-                }
-                Op::MarkEnd => {
-                    self.end = Some(self.w.now);
-                    self.energy_at_end = Some(self.energy_now());
-                    self.aperf_at_end = Some(self.w.aperf_mperf_totals());
-                    *pc += 1;
-                }
-                Op::Exit => {
-                    self.exit(cpu, t);
-                    return;
                 }
             }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn loops_without_work(&mut self, prog: usize) {
+        let name = self.inst.programs[prog].name.clone();
+        self.fail(Error::Workload(format!(
+            "program '{name}' loops without doing any work"
+        )));
+    }
+
+    /// Does `op`, one of the ops [`Engine::run_ops`] leaves out of its loop, for `t` at `*pc`.
+    /// Returns whether `t` stops running its program here (it blocked, exited, moved, or the run
+    /// failed).
+    #[inline(never)]
+    fn other_op(&mut self, cpu: usize, t: TaskId, prog: usize, pc: &mut usize, op: &Op) -> bool {
+        match *op {
+            Op::Run { .. }
+            | Op::RunFor(_)
+            | Op::Repeat { .. }
+            | Op::Jump(_)
+            | Op::TakeEvent { .. }
+            | Op::ResetCount
+            | Op::Count(_) => unreachable!("run_ops() does {op:?} itself"),
+            Op::Timer {
+                timer,
+                period,
+                absolute,
+            } => {
+                let now = self.w.now;
+                // A timer starts at its first user's t_first.
+                let next = self.timer_next[timer]
+                    .unwrap_or(self.t_first[t])
+                    .saturating_add(period);
+                self.timer_next[timer] = Some(next);
+                *pc += 1;
+                self.trace_rtapp_slack(t, next);
+                if now < next {
+                    self.block(cpu, t, TaskState::Sleeping);
+                    self.arm_timer(t, cpu, next);
+                    return true;
+                }
+                if !absolute {
+                    self.timer_next[timer] = Some(now);
+                }
+            }
+            Op::Barrier { id, parties } => {
+                *pc += 1;
+                if self.barrier_waiters[id].len() + 1 < parties as usize {
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.barrier_waiters[id].push(t);
+                    return true;
+                }
+                let waiters = std::mem::take(&mut self.barrier_waiters[id]);
+                for &wt in &waiters {
+                    self.try_to_wake_up(wt, Some((t, cpu)), false);
+                }
+                self.barrier_waiters[id] = waiters;
+                self.barrier_waiters[id].clear();
+            }
+            Op::Lock(m) => match self.mutex_owner[m] {
+                None => {
+                    self.mutex_owner[m] = Some(t);
+                    *pc += 1;
+                }
+                Some(owner) if owner == t => {
+                    let name = self.inst.programs[prog].name.clone();
+                    self.fail(Error::Workload(format!(
+                        "program '{name}' locks mutex {m} twice"
+                    )));
+                    return true;
+                }
+                Some(_) => {
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.mutex_waiters[m].push_back(t);
+                    return true;
+                }
+            },
+            Op::Unlock(m) => {
+                *pc += 1;
+                self.unlock(m, t, cpu);
+            }
+            Op::CondWait { cond, mutex } => {
+                *pc += 1;
+                self.unlock(mutex, t, cpu);
+                self.block(cpu, t, TaskState::Blocked);
+                self.cond_waiters[cond].push_back(t);
+                return true;
+            }
+            Op::CondSignal(c) => {
+                *pc += 1;
+                if let Some(wt) = self.cond_waiters[c].pop_front() {
+                    self.try_to_wake_up(wt, Some((t, cpu)), false);
+                }
+            }
+            Op::CondBroadcast(c) => {
+                *pc += 1;
+                while let Some(wt) = self.cond_waiters[c].pop_front() {
+                    self.try_to_wake_up(wt, Some((t, cpu)), false);
+                }
+            }
+            Op::Suspend(e) => {
+                if self.event_pending[e] > 0 {
+                    self.event_pending[e] -= 1;
+                    *pc += 1;
+                } else {
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.event_waiters[e].push_back(t);
+                    return true;
+                }
+            }
+            Op::Resume(e) => {
+                *pc += 1;
+                self.event_pending[e] += 1;
+                if let Some(wt) = self.event_waiters[e].pop_front() {
+                    self.try_to_wake_up(wt, Some((t, cpu)), false);
+                }
+            }
+            // `sched_yield()` is a system call: its time is spent first (as a wall-clock run,
+            // like `RunFor`), then `yield_task_fair()` and the pick. Without that time a task
+            // yielding in a loop would never age, and once the other task is a wake-up
+            // granularity ahead `pick_next_entity()` would pick the yielder again at the same
+            // instant, forever.
+            Op::Yield if self.in_run[t] => {
+                self.in_run[t] = false;
+                self.fixed_rate[t] = false;
+                *pc += 1;
+                self.w.yield_task(cpu);
+                return true;
+            }
+            Op::Yield => {
+                self.w.tasks[t].work_left = SCHED_YIELD_NS * WORK_SCALE;
+                self.fixed_rate[t] = true;
+                self.in_run[t] = true;
+                return true;
+            }
+            Op::Send { chan, bytes } => {
+                let ch = &mut self.channels[chan];
+                if ch.buffered + bytes > ch.capacity {
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.channels[chan].writers.push_back(t);
+                    return true;
+                }
+                ch.buffered += bytes;
+                *pc += 1;
+                if let Some(r) = self.channels[chan].readers.pop_front() {
+                    self.try_to_wake_up(r, Some((t, cpu)), true);
+                }
+            }
+            Op::Recv { chan, bytes } => {
+                let ch = &mut self.channels[chan];
+                if ch.buffered < bytes {
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.channels[chan].readers.push_back(t);
+                    return true;
+                }
+                ch.buffered -= bytes;
+                *pc += 1;
+                if let Some(wr) = self.channels[chan].writers.pop_front() {
+                    self.try_to_wake_up(wr, Some((t, cpu)), true);
+                }
+            }
+            Op::Delay(delay) => {
+                *pc += 1;
+                self.t_first[t] = delay;
+                if self.w.now < delay {
+                    self.block(cpu, t, TaskState::Sleeping);
+                    self.arm_timer(t, cpu, delay);
+                    return true;
+                }
+            }
+            Op::IoSleep(ns) => {
+                *pc += 1;
+                self.w.tasks[t].in_iowait = true;
+                // io_schedule_prepare(): the rq counts its I/O waiters.
+                self.w.tasks[t].iowait_cpu = cpu;
+                self.w.nr_iowait[cpu] += 1;
+                self.block(cpu, t, TaskState::Sleeping);
+                self.push(self.w.now + ns.max(1), EvKind::Wake(t));
+                return true;
+            }
+            Op::Sleep(ns) => {
+                *pc += 1;
+                self.block(cpu, t, TaskState::Sleeping);
+                self.arm_timer(t, cpu, self.w.now + ns.max(1));
+                return true;
+            }
+            Op::WaitGate(g) => {
+                *pc += 1;
+                if !self.gate_open[g] {
+                    self.block(cpu, t, TaskState::Blocked);
+                    self.gate_waiters[g].push(t);
+                    return true;
+                }
+            }
+            Op::OpenGate(g) => {
+                *pc += 1;
+                self.gate_open[g] = true;
+                let waiters = std::mem::take(&mut self.gate_waiters[g]);
+                for wt in waiters {
+                    self.try_to_wake_up(wt, Some((t, cpu)), false);
+                }
+            }
+            Op::Fork(program) => {
+                *pc += 1;
+                self.wake_up_new_task(t, cpu, program);
+                if self.error.is_some() {
+                    return true;
+                }
+            }
+            Op::Exec => {
+                *pc += 1;
+                if self.sched_exec(cpu, t) {
+                    return true;
+                }
+            }
+            Op::WaitChildren => {
+                if self.w.tasks[t].live_children == 0 {
+                    *pc += 1;
+                } else {
+                    self.waiting_children[t] = true;
+                    self.block(cpu, t, TaskState::Blocked);
+                    return true;
+                }
+            }
+            Op::SetAffinity(ref mask) => {
+                *pc += 1;
+                let mask = mask.and(&self.w.topo.all_cpus());
+                if mask.is_empty() {
+                    let name = self.inst.programs[prog].name.clone();
+                    self.fail(Error::Workload(format!(
+                        "program '{name}' sets an affinity with no CPU of this machine"
+                    )));
+                    return true;
+                }
+                self.w.tasks[t].allowed = mask;
+                if !mask.test(cpu) {
+                    // cpumask_any_and_distribute(): the next allowed CPU after the last one chosen.
+                    let dest = mask.iter_wrap(self.distribute_prev + 1).next().unwrap();
+                    self.distribute_prev = dest;
+                    // __set_cpus_allowed_ptr() on the running task: the stopper of its
+                    // CPU preempts it and moves it.
+                    self.stopper_move(cpu, t, dest, MigrateReason::Affinity);
+                    return true;
+                }
+            }
+            Op::SetNice(nice) => {
+                self.w.set_nice(t, nice);
+                *pc += 1;
+            }
+            Op::SetUclamp { min, max } => {
+                if self.w.config.uclamp {
+                    if !self.w.sched_setattr_uclamp(t, min, max) {
+                        let name = self.inst.programs[prog].name.clone();
+                        self.fail(Error::Workload(format!(
+                            "program '{name}': sched_setattr() refuses util_min {min:?} / \
+                                 util_max {max:?} (EINVAL: min above max or above 1024)"
+                        )));
+                        return true;
+                    }
+                    // The re-enqueue's cpufreq_update_util().
+                    self.freq_update(cpu, 0);
+                }
+                *pc += 1;
+            }
+            Op::SetSlice(ns) => {
+                self.w.set_custom_slice(t, ns);
+                *pc += 1;
+            }
+            Op::WakeupSample => {
+                self.lat.sample_wakeup(t);
+                *pc += 1;
+            }
+            Op::RequestStart => {
+                self.lat.request_start(t, self.w.now);
+                *pc += 1;
+            }
+            Op::RequestEnd => {
+                self.lat.request_end(t, self.w.now);
+                *pc += 1;
+            }
+            Op::MarkStart => {
+                self.start = Some(self.w.now);
+                self.energy_at_start = self.energy_now();
+                self.aperf_at_start = self.w.aperf_mperf_totals();
+                *pc += 1;
+            }
+            Op::MarkEnd => {
+                self.end = Some(self.w.now);
+                self.energy_at_end = Some(self.energy_now());
+                self.aperf_at_end = Some(self.w.aperf_mperf_totals());
+                *pc += 1;
+            }
+            Op::Exit => {
+                self.exit(cpu, t);
+                return true;
+            }
+        }
+        false
     }
 
     fn jitter(&mut self, work: u64, ppm: u32) -> u64 {
