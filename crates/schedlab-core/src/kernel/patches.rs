@@ -185,6 +185,7 @@ pub fn build_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domains::SdLevel;
 
     #[test]
     fn the_dynamiq_patch_turns_on_asym_packing_at_mc_by_capacity() {
