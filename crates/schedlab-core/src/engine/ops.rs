@@ -25,10 +25,11 @@ impl<'a> Engine<'a> {
     }
 
     /// The interpreter's loop. The ops every request of a benchmark goes through (a run op, a
-    /// loop, a jump, an event taken from a pool, a count, a channel's message) are done here; the others, each of which
-    /// blocks, wakes or changes state elsewhere, are in [`Engine::other_op`], out of line, so that
-    /// this loop keeps its few values in registers (with every op in it, the compiler set up
-    /// values for all of them on each call: ~50 instructions a call, a quarter of its cost).
+    /// loop, a jump, an event taken from a pool, a count, a channel's message) are done here; the
+    /// others, each of which blocks, wakes or changes state elsewhere, are in
+    /// [`Engine::other_op`], out of line, so that this loop keeps its few values in registers
+    /// (with every op in it, the compiler set up values for all of them on each call: ~50
+    /// instructions a call, a quarter of its cost).
     fn run_ops(&mut self, cpu: usize, t: TaskId, pc: &mut usize) {
         let prog = self.w.tasks[t].program;
         // The instance outlives the engine: its ops are read without re-indexing per op.
