@@ -108,19 +108,28 @@ impl EventQueue {
 const SORTED_MAX: usize = 16;
 /// A heap that has shrunk to this many events is sorted again.
 const SORTED_AGAIN: usize = SORTED_MAX / 2;
+/// The sorted events' array: twice [`SORTED_MAX`], so that the events slide down to its start
+/// (when a push finds its end taken) at most once every [`SORTED_MAX`] pushes.
+const SORTED_CAP: usize = 2 * SORTED_MAX;
 
 /// Events of no particular pattern. Few (a small machine's wake-ups and idle exits) are kept
-/// sorted, latest first, so the earliest pops off the end and a push moves only the events due
-/// before it; more become a binary heap, with the earliest event held apart when it was pushed
+/// sorted, earliest first, in a fixed array whose used part moves up as events pop off its
+/// start; more become a binary heap, with the earliest event held apart when it was pushed
 /// ahead of everything queued, and are sorted again when they have shrunk well below (the gap
-/// keeps a queue hovering near one size from switching back and forth). A switch hands the one
-/// buffer over: it allocates nothing.
+/// keeps a queue hovering near one size from switching back and forth). The heap's buffer is
+/// kept across switches: it allocates only when it grows.
 struct General {
     /// Whether the events are in `sorted` (else in `heap` and `first`).
     small: bool,
-    /// Descending as `Ev`s (ascending as `Reverse<Ev>`s, the order `into_sorted_vec` gives):
-    /// the earliest event is the last element.
-    sorted: Vec<Reverse<Ev>>,
+    /// `sorted[head..tail]`, ascending: the earliest event pops off `head` and a push moves only
+    /// the events due after it (most events pushed are completions due after nearly everything
+    /// queued here, a run of ~1 ms among wake-ups' and idle exits' shorter waits; ticks have
+    /// their lane), so a pop moves nothing and a push few. (Kept latest first in a `Vec`, each
+    /// push moved the events due before it, nearly all of them, in a `memmove` call: 81
+    /// instructions a push under callgrind on E1.)
+    sorted: [Ev; SORTED_CAP],
+    head: usize,
+    tail: usize,
     heap: BinaryHeap<Reverse<Ev>>,
     /// An event earlier than every event of `heap`, if any: an event pushed as the next thing to
     /// happen pops without a heap round trip.
@@ -131,29 +140,51 @@ impl General {
     fn with_capacity(n: usize) -> General {
         General {
             small: true,
-            sorted: Vec::with_capacity(n),
-            heap: BinaryHeap::new(),
+            sorted: [NONE; SORTED_CAP],
+            head: 0,
+            tail: 0,
+            heap: BinaryHeap::with_capacity(n),
             first: None,
         }
     }
 
+    #[inline(always)]
     fn push(&mut self, ev: Ev) {
+        if self.small && self.tail - self.head < SORTED_MAX && self.tail < SORTED_CAP {
+            self.insert_sorted(ev);
+        } else {
+            self.push_slow(ev);
+        }
+    }
+
+    /// Places `ev` among the sorted events (there is room after them), searching from the
+    /// latest end and moving each later event up one.
+    #[inline(always)]
+    fn insert_sorted(&mut self, ev: Ev) {
+        let key = ev.key();
+        let mut i = self.tail;
+        while i > self.head && self.sorted[i - 1].key() > key {
+            self.sorted[i] = self.sorted[i - 1];
+            i -= 1;
+        }
+        self.sorted[i] = ev;
+        self.tail += 1;
+    }
+
+    /// A push that finds the sorted array's end taken, or [`SORTED_MAX`] events queued: out of
+    /// line (a tail call), so that the common push saves no registers for it.
+    #[inline(never)]
+    fn push_slow(&mut self, ev: Ev) {
+        if self.small && self.tail - self.head < SORTED_MAX {
+            // Fewer than `SORTED_MAX` events fill the array's end: as many places free up at
+            // its start.
+            self.sorted.copy_within(self.head..self.tail, 0);
+            self.tail -= self.head;
+            self.head = 0;
+            self.insert_sorted(ev);
+            return;
+        }
         if self.small {
-            let v = &mut self.sorted;
-            if v.len() < SORTED_MAX {
-                // The place is searched from the latest end: most events pushed are completions
-                // due after nearly everything queued here (a run of ~1 ms among wake-ups' and idle
-                // exits' shorter waits; ticks have their lane), so few compares find it. The events due before `ev` then move
-                // up one place in one block move. (A binary search, or the search from the
-                // earliest end moving one event per compare, cost more under callgrind.)
-                let key = ev.key();
-                let mut i = 0;
-                while i < v.len() && v[i].0.key() > key {
-                    i += 1;
-                }
-                v.insert(i, Reverse(ev));
-                return;
-            }
             self.become_heap();
         }
         match self.first {
@@ -173,7 +204,11 @@ impl General {
     #[cfg(test)]
     fn peek(&self) -> Ev {
         if self.small {
-            return self.sorted.last().map_or(NONE, |r| r.0);
+            return if self.head < self.tail {
+                self.sorted[self.head]
+            } else {
+                NONE
+            };
         }
         match (self.first, self.heap.peek()) {
             (Some(ev), _) => ev,
@@ -186,10 +221,14 @@ impl General {
     #[inline]
     fn pop_before(&mut self, bound: Ev) -> Option<Ev> {
         if self.small {
-            return match self.sorted.last() {
-                Some(Reverse(ev)) if *ev < bound => self.sorted.pop().map(|Reverse(ev)| ev),
-                _ => None,
-            };
+            if self.head < self.tail {
+                let ev = self.sorted[self.head];
+                if ev < bound {
+                    self.head += 1;
+                    return Some(ev);
+                }
+            }
+            return None;
         }
         match self.first {
             Some(ev) if ev < bound => self.first.take(),
@@ -219,24 +258,34 @@ impl General {
     #[cold]
     #[inline(never)]
     fn become_heap(&mut self) {
-        self.heap = BinaryHeap::from(std::mem::take(&mut self.sorted));
+        let live = &self.sorted[self.head..self.tail];
+        self.heap.extend(live.iter().map(|&ev| Reverse(ev)));
+        (self.head, self.tail) = (0, 0);
         self.small = false;
     }
 
-    /// Called with `first` empty.
+    /// Called with `first` empty and at most [`SORTED_AGAIN`] events in the heap.
     #[cold]
     #[inline(never)]
     fn become_sorted(&mut self) {
-        self.sorted = std::mem::take(&mut self.heap).into_sorted_vec();
+        // Ascending as `Reverse`s is latest first. (Not `BinaryHeap::pop` in a loop: a second
+        // caller took it out of line from the event loop's pop, +3% on hackbench.)
+        let mut v = std::mem::take(&mut self.heap).into_sorted_vec();
+        let n = v.len();
+        for (place, Reverse(ev)) in self.sorted[..n].iter_mut().rev().zip(&v) {
+            *place = *ev;
+        }
+        (self.head, self.tail) = (0, n);
+        v.clear();
+        self.heap = BinaryHeap::from(v);
         self.small = true;
     }
 
     fn iter(&self) -> impl Iterator<Item = &Ev> {
         self.first.iter().chain(
-            self.sorted
+            self.sorted[self.head..self.tail]
                 .iter()
-                .chain(self.heap.iter())
-                .map(|Reverse(ev)| ev),
+                .chain(self.heap.iter().map(|Reverse(ev)| ev)),
         )
     }
 }
@@ -272,7 +321,7 @@ mod tests {
     }
 
     /// The general queue pops in (time, seq) order whatever the order of pushes and pops, through
-    /// its switches from sorted to heap and back: phases that grow it past `SORTED_MAX` and shrink
+    /// its switches from sorted to heap and back and its sorted events' slides to their array's start: phases that grow it past `SORTED_MAX` and shrink
     /// it below `SORTED_AGAIN`, with ties in time.
     #[test]
     fn general_pops_in_time_then_sequence_order() {
@@ -280,7 +329,7 @@ mod tests {
         let mut reference = BinaryHeap::new();
         let mut seq = 0u64;
         let mut x = 12345u64;
-        let (mut heaps, mut sorts) = (0, 0);
+        let (mut heaps, mut sorts, mut slides) = (0, 0, 0);
         for step in 0..20_000 {
             x = lcg(x);
             // Pushes outnumber pops 9:7 for 1000 steps, then pops outnumber pushes.
@@ -291,6 +340,8 @@ mod tests {
                 let now = reference.peek().map_or(0, |Reverse(e): &Reverse<Ev>| e.t);
                 let ev = Ev::new(now + (x >> 20) % 50, seq, EvKind::Wake(0));
                 let was_small = q.small;
+                slides +=
+                    usize::from(q.small && q.tail == SORTED_CAP && q.tail - q.head < SORTED_MAX);
                 q.push(ev);
                 heaps += usize::from(was_small && !q.small);
                 reference.push(Reverse(ev));
@@ -307,8 +358,8 @@ mod tests {
         }
         assert_eq!(q.pop(), None);
         assert!(
-            heaps >= 5 && sorts >= 5,
-            "{heaps} switches to a heap, {sorts} back"
+            heaps >= 5 && sorts >= 5 && slides >= 5,
+            "{heaps} switches to a heap, {sorts} back, {slides} slides of the sorted events"
         );
     }
 
