@@ -63,17 +63,41 @@ pub enum Scale {
 }
 
 /// `decay_load()`: `val * y^n`.
-pub fn decay_load(mut val: u64, n: u64) -> u64 {
-    if n > LOAD_AVG_PERIOD * 63 {
-        return 0;
+pub fn decay_load(val: u64, n: u64) -> u64 {
+    Decay::by(n).apply(val)
+}
+
+/// [`decay_load`] for one `n`, taken apart so that the values `accumulate_sum()` decays by the
+/// same number of periods (its three sums, `d1` and `LOAD_AVG_MAX`) share the work on `n`: the
+/// same arithmetic, value for value.
+#[derive(Clone, Copy)]
+struct Decay {
+    /// `n > LOAD_AVG_PERIOD * 63`: the value decays to 0.
+    to_zero: bool,
+    /// Whole half-lives, `n / LOAD_AVG_PERIOD`.
+    halvings: u32,
+    /// `runnable_avg_yN_inv[n % LOAD_AVG_PERIOD]`.
+    inv: u32,
+}
+
+impl Decay {
+    #[inline(always)]
+    fn by(n: u64) -> Decay {
+        Decay {
+            to_zero: n > LOAD_AVG_PERIOD * 63,
+            halvings: (n / LOAD_AVG_PERIOD).min(63) as u32,
+            inv: RUNNABLE_AVG_YN_INV[(n % LOAD_AVG_PERIOD) as usize],
+        }
     }
-    let mut local_n = n;
-    if local_n >= LOAD_AVG_PERIOD {
-        val >>= local_n / LOAD_AVG_PERIOD;
-        local_n %= LOAD_AVG_PERIOD;
+
+    #[inline(always)]
+    fn apply(self, val: u64) -> u64 {
+        if self.to_zero {
+            return 0;
+        }
+        // 64-bit halves, as the kernel's generic helper: no 128-bit multiply (a call in wasm32).
+        crate::math64::mul_u64_u32_shr(val >> self.halvings, self.inv, 32)
     }
-    // 64-bit halves, as the kernel's generic helper: no 128-bit multiply (a call in wasm32).
-    crate::math64::mul_u64_u32_shr(val, RUNNABLE_AVG_YN_INV[local_n as usize], 32)
 }
 
 /// v4.9 `decay_load()`: as [`decay_load`], except that `n == 0` returns `val` unchanged (v4.11 dropped
@@ -113,10 +137,10 @@ pub fn compute_runnable_contrib(n: u64) -> u64 {
     decay_load_v4_9(contrib, n) + RUNNABLE_AVG_YN_SUM[n as usize] as u64
 }
 
-/// `__accumulate_pelt_segments()`: d1 * y^p + 1024 * sum(y^n, n=1..p-1) + d3.
-fn accumulate_pelt_segments(periods: u64, d1: u64, d3: u64) -> u64 {
-    let c1 = decay_load(d1, periods);
-    let c2 = LOAD_AVG_MAX - decay_load(LOAD_AVG_MAX, periods) - 1024;
+/// `__accumulate_pelt_segments()`: d1 * y^p + 1024 * sum(y^n, n=1..p-1) + d3, with `decay` y^p.
+fn accumulate_pelt_segments(decay: Decay, d1: u64, d3: u64) -> u64 {
+    let c1 = decay.apply(d1);
+    let c2 = LOAD_AVG_MAX - decay.apply(LOAD_AVG_MAX) - 1024;
     c1 + c2 + d3
 }
 
@@ -145,11 +169,12 @@ impl SchedAvg {
         let periods = delta / 1024;
         let rem = delta % 1024;
         if periods > 0 {
-            self.load_sum = decay_load(self.load_sum, periods);
-            self.runnable_sum = decay_load(self.runnable_sum, periods);
-            self.util_sum = decay_load(self.util_sum, periods);
+            let decay = Decay::by(periods);
+            self.load_sum = decay.apply(self.load_sum);
+            self.runnable_sum = decay.apply(self.runnable_sum);
+            self.util_sum = decay.apply(self.util_sum);
             if load > 0 {
-                contrib = accumulate_pelt_segments(periods, 1024 - self.period_contrib, rem);
+                contrib = accumulate_pelt_segments(decay, 1024 - self.period_contrib, rem);
             }
         }
         self.period_contrib = rem;
@@ -392,6 +417,37 @@ mod tests {
         assert_eq!(decay_load(1024, 32), 511);
         assert_eq!(decay_load(1 << 20, 64), (1 << 18) - 1);
         assert_eq!(decay_load(u32::MAX as u64, 32 * 63 + 1), 0);
+    }
+
+    /// `decay_load()` as fair.c has it (v4.11+): 0 past 63 half-lives, else `val >>= n / 32` and the
+    /// 128-bit product with `runnable_avg_yN_inv[n % 32]`. [`Decay`] gives the same value for
+    /// every `n` around each boundary and values up to a sum's largest.
+    #[test]
+    fn decay_load_equals_fair_c_for_every_period_count() {
+        fn kernel(mut val: u64, n: u64) -> u64 {
+            if n > LOAD_AVG_PERIOD * 63 {
+                return 0;
+            }
+            if n >= LOAD_AVG_PERIOD {
+                val >>= n / LOAD_AVG_PERIOD;
+            }
+            ((val as u128 * RUNNABLE_AVG_YN_INV[(n % LOAD_AVG_PERIOD) as usize] as u128) >> 32)
+                as u64
+        }
+        let vals = [
+            0,
+            1,
+            1023,
+            LOAD_AVG_MAX,
+            88761 * 1024 * 1024,
+            u64::MAX >> 1,
+            u64::MAX,
+        ];
+        for n in (0..=2100).chain([4096, 1 << 40, u64::MAX]) {
+            for &v in &vals {
+                assert_eq!(decay_load(v, n), kernel(v, n), "decay_load({v}, {n})");
+            }
+        }
     }
 
     /// A task that runs from t=0, updated every ms like a tick would.
