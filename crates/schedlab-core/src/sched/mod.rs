@@ -29,6 +29,7 @@ use crate::pelt::{ClockPelt, SchedAvg};
 use crate::topology::Topology;
 use crate::trace::Counters;
 use crate::units::{Nanos, Work};
+use std::cell::Cell;
 
 pub type TaskId = usize;
 
@@ -309,6 +310,10 @@ pub struct World {
     /// it on every event, and the kernel's is a constant, not a division per read. The engine's
     /// `verify()` checks it against `config`.
     pub(crate) tick_ns: u64,
+    /// The jiffy [`World::jiffies`] last computed: its start (ns) and its number. The kernel's
+    /// `jiffies` is a counter the tick advances; here it follows `now`, which the engine and tests
+    /// set, so it is derived on read, and the division only when `now` has left that jiffy.
+    jiffy: Cell<(Nanos, u64)>,
     pub tasks: Vec<Task>,
     pub rqs: Vec<Rq>,
     /// `[cpu * levels + level]`, levels = the CPU's domains bottom up.
@@ -403,6 +408,9 @@ pub struct World {
     pub sched_latency: u64,
     pub sched_min_granularity: u64,
     pub sched_wakeup_granularity: u64,
+    /// `sched_nr_latency`: how many tasks fit in `sched_latency` at `sched_min_granularity` each
+    /// (a variable the kernel sets with the sysctls, not a division per `__sched_period()`).
+    pub(crate) sched_nr_latency: usize,
 }
 
 impl World {
@@ -533,9 +541,13 @@ impl World {
             sched_latency: config.sched_latency_ns * factor,
             sched_min_granularity: config.sched_min_granularity_ns * factor,
             sched_wakeup_granularity: config.sched_wakeup_granularity_ns * factor,
+            sched_nr_latency: (config.sched_latency_ns * factor
+                / (config.sched_min_granularity_ns * factor))
+                .max(1) as usize,
             topo,
             sd,
             tick_ns: config.tick_ns(),
+            jiffy: Cell::new((0, 0)),
             config,
             tasks: Vec::new(),
             rqs,
@@ -595,7 +607,14 @@ impl World {
 
     /// `jiffies`.
     pub fn jiffies(&self) -> u64 {
-        self.now / self.tick_ns
+        let (start, j) = self.jiffy.get();
+        // Unsigned: a `now` before `start` (a test moving time back) is far past the jiffy too.
+        if self.now.wrapping_sub(start) < self.tick_ns {
+            return j;
+        }
+        let j = self.now / self.tick_ns;
+        self.jiffy.set((j * self.tick_ns, j));
+        j
     }
 
     /// `msecs_to_jiffies()`.

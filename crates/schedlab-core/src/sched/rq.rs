@@ -40,8 +40,7 @@ impl World {
 
     /// `__sched_period()`.
     fn sched_period(&self, nr_running: usize) -> u64 {
-        let nr_latency = (self.sched_latency / self.sched_min_granularity).max(1) as usize;
-        if nr_running > nr_latency {
+        if nr_running > self.sched_nr_latency {
             nr_running as u64 * self.sched_min_granularity
         } else {
             self.sched_latency

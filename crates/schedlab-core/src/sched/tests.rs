@@ -585,3 +585,30 @@ fn hybrid_capacity_scaling_ends_itmts_pull_of_an_e_cores_lone_task() {
     assert_eq!((out.moved, out.active), (0, false));
     assert!(w.pending_active.is_empty());
 }
+
+/// `jiffies` is `now` in ticks whichever way `now` moves: forward within a jiffy, onto its last
+/// nanosecond and the next one's first, far ahead, and back (tests set `now` as they like).
+#[test]
+fn jiffies_follow_now_in_whole_ticks() {
+    let mut w = world("hikey960", "v6.8", &[]);
+    let tick = w.tick_ns;
+    assert!(tick > 1);
+    for now in [
+        0,
+        1,
+        tick - 1,
+        tick,
+        tick + 1,
+        5 * tick - 1,
+        5 * tick,
+        3 * tick + 7,
+        tick - 1,
+        0,
+        u64::MAX / 2,
+        7 * tick,
+    ] {
+        w.now = now;
+        assert_eq!(w.jiffies(), now / tick, "now {now}");
+        assert_eq!(w.jiffies(), now / tick, "now {now}, read again");
+    }
+}
