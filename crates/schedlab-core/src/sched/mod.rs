@@ -7,6 +7,7 @@
 //! threads, see [`crate::domains::capacity_orig`]).
 
 pub mod balance;
+mod cfs_tasks;
 pub mod delayed;
 pub mod eas;
 pub mod eevdf;

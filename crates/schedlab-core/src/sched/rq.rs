@@ -20,6 +20,7 @@
 //! [`KernelConfig::last_buddy`]: crate::kernel::KernelConfig::last_buddy
 //! [`KernelConfig::fair_pick`]: crate::kernel::KernelConfig::fair_pick
 
+use super::cfs_tasks::{list_add_head, list_del, list_move_head};
 use super::{TaskId, TaskState, World};
 use crate::kernel::{FairPick, PeltInvariance, PeltUpdate, PostInitCap};
 use crate::pelt::{Scale, SchedAvg, LOAD_AVG_MAX};
@@ -416,7 +417,7 @@ impl World {
         let rq = &mut self.rqs[cpu];
         rq.nr_running += 1;
         rq.load_weight += self.tasks[t].weight;
-        rq.cfs_tasks.insert(0, t);
+        list_add_head(&mut rq.cfs_tasks, t);
         // add_nr_running(): the root domain is overloaded once a CPU has two tasks.
         if prev_nr < 2 && rq.nr_running >= 2 {
             self.rd_overload = true;
@@ -484,9 +485,7 @@ impl World {
         if self.tasks[t].sched_delayed {
             rq.h_nr_delayed -= 1;
         }
-        if let Some(pos) = rq.cfs_tasks.iter().position(|&x| x == t) {
-            rq.cfs_tasks.remove(pos);
-        }
+        list_del(&mut rq.cfs_tasks, t);
         if migrating {
             self.detach_entity_load_avg(cpu, t);
         } else if self.config.util_est && !self.tasks[t].sched_delayed {
@@ -607,10 +606,7 @@ impl World {
         task.prev_sum_exec_runtime = task.sum_exec_runtime;
         let rq = &mut self.rqs[cpu];
         rq.curr = Some(next);
-        if let Some(pos) = rq.cfs_tasks.iter().position(|&x| x == next) {
-            rq.cfs_tasks.remove(pos);
-        }
-        rq.cfs_tasks.insert(0, next);
+        list_move_head(&mut rq.cfs_tasks, next);
         Some(next)
     }
 
