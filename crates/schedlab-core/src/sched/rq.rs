@@ -54,7 +54,12 @@ impl World {
         let w = self.tasks[task].weight;
         let nr = rq.nr_running + usize::from(!on_rq);
         let total = rq.load_weight + if on_rq { 0 } else { w };
-        self.sched_period(nr) * w / total.max(1)
+        let period = self.sched_period(nr);
+        // The task alone on its rq (the common tick): the whole period, without a divide.
+        if total == w && w > 0 {
+            return period;
+        }
+        period * w / total.max(1)
     }
 
     /// `update_curr()`: charge curr for the time it ran.
