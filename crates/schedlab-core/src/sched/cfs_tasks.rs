@@ -1,8 +1,9 @@
 //! `rq->cfs_tasks`, the runqueue's list of its CFS tasks, as a vector, head first (most
 //! recently picked or enqueued first; `detach_tasks()` walks it from the tail).
 //!
-//! A runqueue holds a few tasks, so each list operation moves them one by one: `Vec::insert(0, _)` and `Vec::remove` called `memmove` for as few as one
-//! element (0.8% of a 96-CPU tbench run under callgrind, plus the calls).
+//! A runqueue holds a few tasks, so each list operation moves them one by one:
+//! `Vec::insert(0, _)` and `Vec::remove` called `memmove` for as few as one element (0.8% of a
+//! 96-CPU tbench run under callgrind, plus the calls).
 
 use super::TaskId;
 
