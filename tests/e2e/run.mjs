@@ -155,6 +155,29 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
   // The chart: one plotly trace per variant.
   const traces = await page.$$eval('#chart .scatterlayer .trace', (t) => t.length);
   assert(traces === cli.variants.length, `the chart has ${traces} traces for ${cli.variants.length} variants`);
+  // ...drawn from the final table: the live draws of the running sweep are spaced, and the one it
+  // ends with must not lose to a live draw still waiting (plot::next_live_draw).
+  const charted = await page
+    .waitForFunction(
+      () => {
+        const chart = document.getElementById('chart');
+        const cells = [...document.querySelectorAll('#comparison td.mean')];
+        if (!chart?.data || cells.length === 0) return false;
+        const points = chart.data.reduce((n, t) => n + t.y.length, 0);
+        return (
+          points === cells.length &&
+          cells.every((td) => {
+            const t = chart.data.find((t) => t.name === td.dataset.variant);
+            const k = t ? t.x.indexOf(Number(td.dataset.param)) : -1;
+            return k >= 0 && t.y[k] === Number(td.dataset.mean);
+          })
+        );
+      },
+      null,
+      { timeout: 10000 },
+    )
+    .then(() => true, () => false);
+  assert(charted, 'the chart does not show the final table (mean per variant and parameter)');
   // The link reproduces the run.
   const q = new URL(page.url()).searchParams;
   assert(q.get('runs') === '3' && q.get('seed') === '1' && q.get('scenario') === SCENARIO, `URL ${page.url()}`);

@@ -51,6 +51,18 @@ pub fn after_paint(f: impl FnOnce() + 'static) {
     let _ = window.request_animation_frame(frame.unchecked_ref());
 }
 
+/// [`after_paint`], `wait_ms` from now (at once when it is not positive).
+pub fn after_paint_in(wait_ms: f64, f: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window().filter(|_| wait_ms > 0.0) else {
+        return after_paint(f);
+    };
+    let later = Closure::once_into_js(move || after_paint(f));
+    let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+        later.unchecked_ref(),
+        wait_ms.ceil().min(i32::MAX as f64) as i32,
+    );
+}
+
 /// Releases plotly's state on `root` (when the chart leaves the page).
 pub fn clear(root: &web_sys::Element) {
     let _ = purge(root);

@@ -1,5 +1,6 @@
 //! The plotly chart of the comparison: mean per parameter value and variant, min/max bars (the
-//! figure comes from the job worker, `results::ResultsVm::means_figure`).
+//! figure comes from the job worker, `results::ResultsVm::means_figure`). While a sweep runs the
+//! chart is live: its draws are spaced (`plot::next_live_draw`).
 
 use std::rc::Rc;
 
@@ -23,6 +24,7 @@ pub fn Chart(props: &ChartProps) -> Html {
         Figure::from_json(r.means_figure.clone())
     });
     html! {
-        <Plot id="chart" figure={(*figure).clone()} image_name={props.image_name.clone()} />
+        <Plot id="chart" figure={(*figure).clone()} image_name={props.image_name.clone()}
+            live={props.results.finished.is_none()} />
     }
 }

@@ -19,6 +19,29 @@ pub struct PlotProps {
     pub image_name: AttrValue,
     #[prop_or_default]
     pub class: Classes,
+    /// The figure is redrawn as results stream in (a running sweep's means chart): its draws are
+    /// spaced by [`next_live_draw`]. A figure that is not live (the one a sweep ends with) is
+    /// drawn after the next paint, at once.
+    #[prop_or_default]
+    pub live: bool,
+}
+
+/// A live figure is drawn no sooner than this many times the last draw's cost after that draw
+/// began: plotly's own work then takes at most a twentieth of the page's thread while a sweep
+/// streams its tables in (the layout and paint a draw causes come on top, about as much again).
+///
+/// Why: the page's thread takes its time from the job workers when they hold every core. On a
+/// 2-core machine, redrawing the means chart at every table (4 a second) took ~1.1 s of the
+/// page's thread, and the paint and raster work it caused more of the renderer's, during a 6.4 s
+/// sweep of E2a on 2 job workers, whose runs took ~10 s of CPU in all. Twenty is **[assumed]**:
+/// a chart that stays live (every table for a chart that draws in 10 ms, about twice a second for
+/// one that takes 25 ms) at a cost the sweep hardly feels.
+pub const LIVE_DRAW_SPACING: f64 = 20.0;
+
+/// When a live figure may be drawn next (ms, as `Date.now()`), given the last draw's start and
+/// cost; at once before the first draw.
+pub fn next_live_draw(last_start_ms: f64, last_cost_ms: f64) -> f64 {
+    last_start_ms + LIVE_DRAW_SPACING * last_cost_ms
 }
 
 #[component]
@@ -31,33 +54,44 @@ pub fn Plot(props: &PlotProps) -> Html {
     // chart is still on the page when that draw comes.
     let pending = use_mut_ref(|| None::<(Figure, Option<Callback<Click>>)>);
     let mounted = use_mut_ref(|| true);
+    // The last draw's start and cost (ms), which space the live draws.
+    let last_draw = use_mut_ref(|| (f64::NEG_INFINITY, 0.0f64));
     {
         let node = node.clone();
         let error = error.clone();
         let on_click = props.on_click.clone();
         let mounted = mounted.clone();
+        let live = props.live;
         use_effect_with(props.figure.clone(), move |figure| {
             let latest = (figure.clone(), on_click);
             let scheduled = pending.borrow_mut().replace(latest).is_some();
-            if !scheduled {
-                plotly::after_paint(move || {
-                    let Some((figure, on_click)) = pending.borrow_mut().take() else {
-                        return;
-                    };
-                    if !*mounted.borrow() {
-                        return;
-                    }
-                    if let Some(el) = node.cast::<web_sys::Element>() {
-                        let mut result = plotly::draw(&el, &figure.0);
-                        if let (Ok(()), Some(cb)) = (&result, on_click) {
-                            match plotly::on_click(&el, move |c| cb.emit(c)) {
-                                Ok(h) => *handler.borrow_mut() = Some(h),
-                                Err(e) => result = Err(e),
-                            }
+            let (last_start, last_cost) = *last_draw.borrow();
+            let draw = move || {
+                let Some((figure, on_click)) = pending.borrow_mut().take() else {
+                    return;
+                };
+                if !*mounted.borrow() {
+                    return;
+                }
+                if let Some(el) = node.cast::<web_sys::Element>() {
+                    let start = js_sys::Date::now();
+                    let mut result = plotly::draw(&el, &figure.0);
+                    *last_draw.borrow_mut() = (start, js_sys::Date::now() - start);
+                    if let (Ok(()), Some(cb)) = (&result, on_click) {
+                        match plotly::on_click(&el, move |c| cb.emit(c)) {
+                            Ok(h) => *handler.borrow_mut() = Some(h),
+                            Err(e) => result = Err(e),
                         }
-                        error.set(result.err());
                     }
-                });
+                    error.set(result.err());
+                }
+            };
+            if !live {
+                // At once, even when a live draw is waiting: that one then finds nothing to draw.
+                plotly::after_paint(draw);
+            } else if !scheduled {
+                let wait = next_live_draw(last_start, last_cost) - js_sys::Date::now();
+                plotly::after_paint_in(wait, draw);
             }
         });
     }
