@@ -38,8 +38,8 @@ pub struct PlotProps {
 /// one that takes 25 ms) at a cost the sweep hardly feels.
 pub const LIVE_DRAW_SPACING: f64 = 20.0;
 
-/// When a live figure may be drawn next (ms, as `Date.now()`), given the last draw's start and
-/// cost; at once before the first draw.
+/// When a live figure may be drawn next (ms, as `Date.now()`), given the last live draw's start
+/// and cost.
 pub fn next_live_draw(last_start_ms: f64, last_cost_ms: f64) -> f64 {
     last_start_ms + LIVE_DRAW_SPACING * last_cost_ms
 }
@@ -49,13 +49,17 @@ pub fn Plot(props: &PlotProps) -> Html {
     let node = use_node_ref();
     let error = use_state(|| None::<String>);
     let handler = use_mut_ref(|| None::<plotly::ClickHandler>);
-    // The figure (and its click handler) waiting for its draw after the next paint (only the
-    // latest is drawn: results that stream in faster than frames are coalesced), and whether the
-    // chart is still on the page when that draw comes.
-    let pending = use_mut_ref(|| None::<(Figure, Option<Callback<Click>>)>);
+    // The figure (with its click handler, and whether it is live) waiting for its draw after the
+    // next paint (only the latest is drawn: results that stream in faster than frames, or than
+    // the live draws' spacing, are coalesced), and whether the chart is still on the page when
+    // that draw comes.
+    let pending = use_mut_ref(|| None::<(Figure, Option<Callback<Click>>, bool)>);
     let mounted = use_mut_ref(|| true);
-    // The last draw's start and cost (ms), which space the live draws.
-    let last_draw = use_mut_ref(|| (f64::NEG_INFINITY, 0.0f64));
+    // The last live draw's start and cost (ms), which space the next one. None after the chart's
+    // first draw (plotly lays the whole chart out once: a one-off cost, not a redraw's) and after
+    // a figure that is not live (a new sweep's first table is drawn at once).
+    let last_live = use_mut_ref(|| None::<(f64, f64)>);
+    let drawn = use_mut_ref(|| false);
     {
         let node = node.clone();
         let error = error.clone();
@@ -63,11 +67,11 @@ pub fn Plot(props: &PlotProps) -> Html {
         let mounted = mounted.clone();
         let live = props.live;
         use_effect_with(props.figure.clone(), move |figure| {
-            let latest = (figure.clone(), on_click);
+            let latest = (figure.clone(), on_click, live);
             let scheduled = pending.borrow_mut().replace(latest).is_some();
-            let (last_start, last_cost) = *last_draw.borrow();
+            let last = *last_live.borrow();
             let draw = move || {
-                let Some((figure, on_click)) = pending.borrow_mut().take() else {
+                let Some((figure, on_click, live)) = pending.borrow_mut().take() else {
                     return;
                 };
                 if !*mounted.borrow() {
@@ -76,7 +80,9 @@ pub fn Plot(props: &PlotProps) -> Html {
                 if let Some(el) = node.cast::<web_sys::Element>() {
                     let start = js_sys::Date::now();
                     let mut result = plotly::draw(&el, &figure.0);
-                    *last_draw.borrow_mut() = (start, js_sys::Date::now() - start);
+                    let first = !std::mem::replace(&mut *drawn.borrow_mut(), true);
+                    *last_live.borrow_mut() =
+                        (live && !first).then(|| (start, js_sys::Date::now() - start));
                     if let (Ok(()), Some(cb)) = (&result, on_click) {
                         match plotly::on_click(&el, move |c| cb.emit(c)) {
                             Ok(h) => *handler.borrow_mut() = Some(h),
@@ -90,7 +96,9 @@ pub fn Plot(props: &PlotProps) -> Html {
                 // At once, even when a live draw is waiting: that one then finds nothing to draw.
                 plotly::after_paint(draw);
             } else if !scheduled {
-                let wait = next_live_draw(last_start, last_cost) - js_sys::Date::now();
+                let wait = last.map_or(0.0, |(start, cost)| {
+                    next_live_draw(start, cost) - js_sys::Date::now()
+                });
                 plotly::after_paint_in(wait, draw);
             }
         });
