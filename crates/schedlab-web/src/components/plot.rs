@@ -26,9 +26,10 @@ pub struct PlotProps {
     pub live: bool,
 }
 
-/// A live figure is drawn no sooner than this many times the last draw's cost after that draw
-/// began: plotly's own work then takes at most a twentieth of the page's thread while a sweep
-/// streams its tables in (the layout and paint a draw causes come on top, about as much again).
+/// A live figure is redrawn no sooner than this many times the last live redraw's cost after that
+/// redraw began: plotly's own work then takes at most a twentieth of the page's thread while a
+/// sweep streams its tables in (the layout and paint a draw causes come on top, about as much
+/// again).
 ///
 /// Why: the page's thread takes its time from the job workers when they hold every core. On a
 /// 2-core machine, redrawing the means chart at every table (4 a second) took ~1.1 s of the
