@@ -101,7 +101,11 @@ test('the page loads with no console errors and nothing from outside 127.0.0.1',
   await page.waitForTimeout(500);
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
   assert(foreign.length === 0, `requests outside the page's server: ${foreign.join(', ')}`);
-  assert(await page.evaluate(() => typeof window.Plotly === 'object'), 'plotly.js is not loaded');
+  // plotly.js is the page's but loads with its first chart (plotly::when_loaded): its script tag
+  // is inert (trunk's hashed file and integrity), so nothing fetched or ran it yet.
+  assert(await page.evaluate(() => typeof window.Plotly === 'undefined'), 'plotly.js loaded before any chart');
+  const inert = await page.$eval('script#plotly-js', (s) => ({ type: s.type, src: s.src, integrity: s.integrity }));
+  assert(inert.type === 'text/plain' && /plotly-basic\.min-[0-9a-f]+\.js$/.test(inert.src) && inert.integrity.startsWith('sha384-'), `script#plotly-js: ${JSON.stringify(inert)}`);
   const options = await page.$$eval('#scenario option', (os) => os.map((o) => o.value));
   assert(options.includes(SCENARIO), `scenario list ${options} lacks ${SCENARIO}`);
   assert(await page.isEnabled('#run'), 'Run is disabled on a fresh page');
@@ -152,11 +156,9 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
   const done = await page.getAttribute('#progress-text', 'data-done');
   const total = await page.getAttribute('#progress-text', 'data-total');
   assert(done === total && Number(total) > 0, `progress ${done}/${total} at the end`);
-  // The chart: one plotly trace per variant.
-  const traces = await page.$$eval('#chart .scatterlayer .trace', (t) => t.length);
-  assert(traces === cli.variants.length, `the chart has ${traces} traces for ${cli.variants.length} variants`);
-  // ...drawn from the final table: the live draws of the running sweep are spaced, and the one it
-  // ends with must not lose to a live draw still waiting (plot::next_live_draw).
+  // The chart (its first draw loads plotly.js), drawn from the final table: the live draws of the
+  // running sweep are spaced, and the one it ends with must not lose to a live draw still waiting
+  // (plot::next_live_draw).
   const charted = await page
     .waitForFunction(
       () => {
@@ -178,6 +180,9 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
     )
     .then(() => true, () => false);
   assert(charted, 'the chart does not show the final table (mean per variant and parameter)');
+  // One plotly trace per variant.
+  const traces = await page.$$eval('#chart .scatterlayer .trace', (t) => t.length);
+  assert(traces === cli.variants.length, `the chart has ${traces} traces for ${cli.variants.length} variants`);
   // The link reproduces the run.
   const q = new URL(page.url()).searchParams;
   assert(q.get('runs') === '3' && q.get('seed') === '1' && q.get('scenario') === SCENARIO, `URL ${page.url()}`);
@@ -712,7 +717,9 @@ test('outputs: results CSV, JSON, run records and chart images download; CSV, JS
   const records = path.join(dir, 'records.jsonl');
   fs.writeFileSync(records, jsonl.buf);
   assert(cli(['merge', records, '--format', 'csv']) === cliCsv, 'the page\'s run records do not merge to its table');
-  // Chart images.
+  // Chart images, once the charts are drawn (the first draw loads plotly.js).
+  await page.waitForSelector('#chart .scatterlayer .trace', { timeout: 30000 });
+  await page.waitForSelector('#distribution-chart .scatterlayer .trace', { timeout: 30000 });
   const png = await download(page, '#results .chart-wrap:has(#chart) button[data-format="png"]');
   assert(png.name.endsWith('.png') && png.buf.subarray(1, 4).toString() === 'PNG', `PNG download ${png.name}`);
   const svg = await download(page, '#results .chart-wrap:has(#distribution-chart) button[data-format="svg"]');
@@ -844,6 +851,70 @@ test('several job workers: Cancel stops them all and the next Run starts clean; 
   await page.locator('#status').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'workers-done-390.png'), fullPage: false });
   assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  await page.close();
+});
+
+test('the job worker\'s helpers start after a link\'s first results, or while the page waits for Run', async (ctx, base) => {
+  // Dedicated workers of the page, nested ones (the helpers) included: the job and check workers,
+  // the detail worker once results show, and the helpers (pool::Pool::start_helpers).
+  const count = (page) => page.workers().length;
+  // A page waiting for its visitor: the helpers come up before Run (pool::HELPERS_IDLE_START_MS),
+  // so a sweep started later has them from its first run.
+  const { page: waiting, errors } = await open(ctx, base, `?scenario=${SCENARIO}&workers=3`);
+  const deadline = Date.now() + 30000;
+  while (count(waiting) < 5 && Date.now() < deadline) await waiting.waitForTimeout(100);
+  assert(count(waiting) === 5, `${count(waiting)} workers while the page waits for Run: not the job and check workers and 3 helpers`);
+  await runInPage(waiting, 3, 1);
+  await waitDone(waiting);
+  assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
+  const afterWaiting = await pageCells(waiting);
+  await waiting.close();
+  // A link that runs on load: its first job starts them (after its first table) and ends with
+  // them, on the same table.
+  // Counted within 0.3 s of the end, well before the job worker would have waited long enough to
+  // start them for want of a job (a build without the start after the first table had them ~1 s
+  // after the end).
+  const workersAfterLink = {};
+  let fromLink = null;
+  for (const n of ['1', '3']) {
+    const { page, errors: e } = await open(ctx, base, `?scenario=${SCENARIO}&runs=3&seed=1&workers=${n}`, undefined, true);
+    await waitDone(page);
+    await page.waitForSelector('#detail', { timeout: 30000 });
+    const want = n === '1' ? 0 : workersAfterLink['1'] + 3;
+    for (let t = 0; t < 3 && count(page) !== want && n !== '1'; t++) await page.waitForTimeout(100);
+    workersAfterLink[n] = count(page);
+    if (n === '3') fromLink = await pageCells(page);
+    assert(e.length === 0, `workers=${n}: console errors: ${e.join(' | ')}`);
+    await page.close();
+  }
+  assert(workersAfterLink['3'] - workersAfterLink['1'] === 3, `workers after a link's run: ${JSON.stringify(workersAfterLink)} (3 helpers expected with workers=3, none with 1)`);
+  assert(JSON.stringify(fromLink) === JSON.stringify(afterWaiting), 'the link\'s table differs from the one run after waiting');
+});
+
+test('plotly.js that cannot load: the chart says so, the table is whole, and the next chart tries again', async (ctx, base) => {
+  const page = await ctx.context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  let refused = 0;
+  await page.route(/plotly-basic\.min-[0-9a-f]+\.js$/, (route) => {
+    refused++;
+    return route.abort();
+  });
+  await page.goto(`${base}?scenario=${SCENARIO}&runs=2&seed=1`);
+  await waitDone(page);
+  await page.waitForSelector('#results .chart-error', { timeout: 30000 });
+  const said = await page.textContent('#results .chart-error');
+  assert(said.includes('plotly.js could not be loaded') && said.includes('the next chart drawn tries again'), `the chart says: ${said}`);
+  const cells = await pageCells(page);
+  assert(cells.length > 0 && cells.every((c) => c.runs === 2), `the table: ${JSON.stringify(cells)}`);
+  // The file is back: the next sweep's charts load it and draw.
+  await page.unroute(/plotly-basic\.min-[0-9a-f]+\.js$/);
+  await runInPage(page, 3, 1);
+  await waitDone(page);
+  await page.waitForSelector('#chart .scatterlayer .trace', { timeout: 30000 });
+  assert(await page.evaluate(() => typeof window.Plotly === 'object'), 'plotly.js is not loaded after the retry');
+  assert((await page.$$('#chart ~ .chart-error, #chart + .chart-error')).length === 0, 'the means chart still shows an error');
+  assert(refused >= 1 && pageErrors.length === 0, `refused ${refused} loads; page errors: ${pageErrors.join(' | ')}`);
   await page.close();
 });
 
@@ -1108,6 +1179,8 @@ test('from a sub-folder, and offline once loaded: E1 runs and a run is traced', 
     await ctx.context.setOffline(true);
     await runInPage(page, 1, 3);
     await waitDone(page);
+    // plotly.js runs with the first chart, from what the page fetched while online.
+    await page.waitForSelector('#chart .scatterlayer .trace', { timeout: 30000 });
     // The detail worker starts only now, with the network gone.
     await page.click('#comparison td.mean[data-param="4"]');
     await page.waitForSelector('#run-detail[data-state="ready"], #run-detail[data-state="failed"]', {

@@ -74,10 +74,28 @@ pub async fn SimWorker(mut scope: Scope) {
     loop {
         let msg = match pending.take() {
             Some(m) => m,
-            None => match scope.next().await {
-                Some(m) => m,
-                None => return,
-            },
+            None => {
+                let next = match workers.as_mut().filter(|pool| pool.waiting()) {
+                    // Helpers not spawned yet: spawned when no job has come for a while.
+                    Some(pool) => {
+                        let idle = std::pin::pin!(yew::platform::time::sleep(
+                            Duration::from_millis(pool::HELPERS_IDLE_START_MS.into())
+                        ));
+                        match futures::future::select(scope.next(), idle).await {
+                            futures::future::Either::Left((m, _)) => m,
+                            futures::future::Either::Right(_) => {
+                                pool.start_helpers();
+                                continue;
+                            }
+                        }
+                    }
+                    None => scope.next().await,
+                };
+                match next {
+                    Some(m) => m,
+                    None => return,
+                }
+            }
         };
         if let Some(job) = msg.job() {
             crash::set_job(job);
@@ -91,7 +109,7 @@ pub async fn SimWorker(mut scope: Scope) {
                 script_url,
                 workers: n,
             } => {
-                workers = Pool::spawn(&script_url, n);
+                workers = Pool::new(&script_url, n);
                 None
             }
             ToWorker::Share { job, scenario_json } => helper.share(job, &scenario_json),

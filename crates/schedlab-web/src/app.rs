@@ -111,8 +111,11 @@ fn Main() -> Html {
         page
     });
     let next_job = use_mut_ref(|| Cell::new(0u64));
+    // plotly.js runs with the first chart; fetched now, it is here then (offline too).
+    use_effect_with((), |_| crate::plotly::prefetch());
 
-    // The job worker spawns its helpers at once (`pool`), so they are ready when Run is pressed;
+    // The job worker spawns its helpers after a link's first results, or before Run is pressed
+    // (`pool`: when no job has come for a while);
     // `?workers=N` asks for N job workers (1: the sweep runs in the job worker alone).
     let pool = use_memo((), |_| pool_request());
     let bridge = {

@@ -27,8 +27,15 @@
 //!   gives it its own crash channel), and the page replaces the job worker, which ends its
 //!   helpers with it.
 //!
-//! The helpers are spawned when the page connects (`ToWorker::Pool`), before Run: their wasm
-//! compiles while the page loads. Their number is [`job_workers`].
+//! **When the helpers start.** The page sends `ToWorker::Pool` as it connects; the helpers are
+//! spawned when the first job has sent its first table ([`Pool::start_helpers`], mid-job: they
+//! are told the job and handed indices as they come up), or once the job worker has waited
+//! [`HELPERS_IDLE_START_MS`] with no job (the page is waiting for its visitor's Run), whichever
+//! comes first. Each helper's start (its worker, its wasm compiled and instantiated) is ~0.2 s of
+//! CPU; spawned with the page, on a 2-core machine, two of them competed with everything a link
+//! waits for before its first results (the page's own start, the check worker's check and
+//! probe run, the coordinator's first run) and held those results back by ~0.2 s. Their number
+//! is [`job_workers`].
 
 use futures::future::{select, select_all, Either};
 use futures::StreamExt;
@@ -51,6 +58,14 @@ pub const MAX_JOB_WORKERS: usize = 8;
 /// Indices a helper holds at once: the run in progress and the next one.
 pub const IN_FLIGHT: usize = 2;
 
+/// A job worker with helpers not spawned yet spawns them once it has waited this long (ms) for a
+/// job: the page then waits for its visitor (a Run press comes later than this), and the helpers
+/// are up when it comes. **[assumed]**: longer than a link's check takes to let a small
+/// scenario run on a 2-core machine (~0.5 s from the page's load), so a link's first results
+/// do not wait for the helpers' start, and shorter than a visitor takes to read the page and
+/// press Run.
+pub const HELPERS_IDLE_START_MS: u32 = 1500;
+
 /// How many job workers run a sweep: `asked` if not 0, else `navigator.hardwareConcurrency`
 /// (1 where the browser does not say), capped at [`MAX_JOB_WORKERS`], at least 1.
 pub fn job_workers(asked: usize, hardware_concurrency: Option<usize>) -> usize {
@@ -72,13 +87,16 @@ fn hardware_concurrency() -> Option<usize> {
 /// The coordinator's helpers.
 pub struct Pool {
     helpers: Vec<ReactorBridge<SimWorker>>,
+    /// The helpers to spawn, until they are: the loader's address and how many.
+    unspawned: Option<(String, usize)>,
 }
 
 impl Pool {
-    /// Spawns the helpers for `workers` job workers (see [`job_workers`]); `None` for one job
-    /// worker (the job worker then runs the sweep itself) or where workers cannot be spawned
-    /// (said on the console; the sweep still runs, on one worker).
-    pub fn spawn(script_url: &str, workers: usize) -> Option<Pool> {
+    /// The helpers for `workers` job workers (see [`job_workers`]), to be spawned by
+    /// [`Pool::start_helpers`]; `None` for one job worker (the job worker then runs the sweep
+    /// itself) or where workers cannot be spawned (said on the console; the sweep still runs,
+    /// on one worker).
+    pub fn new(script_url: &str, workers: usize) -> Option<Pool> {
         let n = job_workers(workers, hardware_concurrency());
         if n < 2 {
             return None;
@@ -93,7 +111,23 @@ impl Pool {
                 return None;
             }
         };
-        let helpers: Vec<_> = (0..n)
+        Some(Pool {
+            helpers: Vec::new(),
+            unspawned: Some((loader, n)),
+        })
+    }
+
+    /// Whether the helpers are still to be spawned.
+    pub fn waiting(&self) -> bool {
+        self.unspawned.is_some()
+    }
+
+    /// Spawns the helpers, once.
+    pub fn start_helpers(&mut self) {
+        let Some((loader, n)) = self.unspawned.take() else {
+            return;
+        };
+        self.helpers = (0..n)
             .map(|_| {
                 let bridge = ReactorSpawner::<SimWorker>::new()
                     .as_module(false)
@@ -107,15 +141,15 @@ impl Pool {
                 bridge
             })
             .collect();
-        Some(Pool { helpers })
     }
 
+    /// The job workers' number the page is told: the helpers, spawned or not.
     pub fn len(&self) -> usize {
-        self.helpers.len()
+        self.unspawned.as_ref().map_or(self.helpers.len(), |u| u.1)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.helpers.is_empty()
+        self.len() == 0
     }
 
     fn tell_all(&self, msg: &ToWorker) {
@@ -368,8 +402,26 @@ pub(crate) async fn run_job(
             };
             state.hear(heard, pool);
         }
+        let tabled = state
+            .outbox
+            .iter()
+            .any(|m| matches!(m, FromWorker::Table { .. }));
         for m in state.outbox.drain(..) {
             let _ = scope.send(m).await;
+        }
+        if tabled && pool.waiting() && state.stopped.is_none() {
+            // The first results are on their way to the page: now the helpers (see the
+            // module's doc), told this job and handed its next indices.
+            pool.start_helpers();
+            pool.tell_all(&ToWorker::Share {
+                job,
+                scenario_json: scenario_json.to_string(),
+            });
+            for _ in 0..IN_FLIGHT {
+                for h in &pool.helpers {
+                    state.hand_out(h);
+                }
+            }
         }
     }
     let results = state.runs.results();

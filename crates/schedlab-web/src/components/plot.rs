@@ -71,14 +71,22 @@ pub fn Plot(props: &PlotProps) -> Html {
             let latest = (figure.clone(), on_click, live);
             let scheduled = pending.borrow_mut().replace(latest).is_some();
             let last = *last_live.borrow();
+            // The first chart of a page session waits for plotly.js (loaded on demand); the
+            // figure is taken when it is drawn, so the figures that come meanwhile coalesce.
             let draw = move || {
-                let Some((figure, on_click, live)) = pending.borrow_mut().take() else {
-                    return;
-                };
-                if !*mounted.borrow() {
-                    return;
-                }
-                if let Some(el) = node.cast::<web_sys::Element>() {
+                plotly::when_loaded(move |ready| {
+                    if !*mounted.borrow() {
+                        return;
+                    }
+                    if let Err(e) = ready {
+                        return error.set(Some(e));
+                    }
+                    let Some((figure, on_click, live)) = pending.borrow_mut().take() else {
+                        return;
+                    };
+                    let Some(el) = node.cast::<web_sys::Element>() else {
+                        return;
+                    };
                     let start = js_sys::Date::now();
                     let mut result = plotly::draw(&el, &figure.0);
                     let first = !std::mem::replace(&mut *drawn.borrow_mut(), true);
@@ -91,7 +99,7 @@ pub fn Plot(props: &PlotProps) -> Html {
                         }
                     }
                     error.set(result.err());
-                }
+                });
             };
             if !live {
                 // At once, even when a live draw is waiting: that one then finds nothing to draw.
