@@ -35,7 +35,7 @@ const SCRIPT_ID: &str = "plotly-js";
 
 type Waiter = Box<dyn FnOnce(Result<(), String>)>;
 
-/// plotly.js's source, as far as the page has it.
+/// Where plotly.js stands on the page.
 enum Source {
     /// Not asked for yet, or the last attempt failed (the next chart asks again).
     NotAsked,
@@ -44,15 +44,14 @@ enum Source {
     Fetched(JsValue),
     /// Its script element is on the page, running it.
     Running,
+    /// It has run: `Plotly` is defined.
+    Ready,
 }
 
-/// Where loading plotly.js stands.
+/// Where loading plotly.js stands, and the charts waiting for it to run.
 struct Load {
     source: Source,
-    /// Charts waiting for it to run.
     waiters: Vec<Waiter>,
-    /// It has run: `Plotly` is defined.
-    ready: bool,
 }
 
 thread_local! {
@@ -60,7 +59,6 @@ thread_local! {
         RefCell::new(Load {
             source: Source::NotAsked,
             waiters: Vec::new(),
-            ready: false,
         })
     };
 }
@@ -70,7 +68,7 @@ thread_local! {
 pub fn prefetch() {
     let start = LOAD.with(|load| {
         let mut load = load.borrow_mut();
-        let idle = !load.ready && matches!(load.source, Source::NotAsked);
+        let idle = matches!(load.source, Source::NotAsked);
         if idle {
             load.source = Source::Fetching;
         }
@@ -100,7 +98,7 @@ pub fn when_loaded(f: impl FnOnce(Result<(), String>) + 'static) {
     let waiter: Waiter = Box::new(f);
     let ready = LOAD.with(|load| {
         let mut load = load.borrow_mut();
-        if load.ready {
+        if matches!(load.source, Source::Ready) {
             Some(waiter)
         } else {
             load.waiters.push(waiter);
@@ -144,8 +142,10 @@ fn run_fetched() {
 fn loaded(result: Result<(), String>) {
     let waiters = LOAD.with(|load| {
         let mut load = load.borrow_mut();
-        load.ready = result.is_ok();
-        load.source = Source::NotAsked; // run, or to be asked again: the file is not kept
+        load.source = match result {
+            Ok(()) => Source::Ready,
+            Err(_) => Source::NotAsked,
+        };
         std::mem::take(&mut load.waiters)
     });
     for w in waiters {
@@ -153,12 +153,17 @@ fn loaded(result: Result<(), String>) {
     }
 }
 
-/// The file index.html names (its address and integrity).
-fn named_file() -> Result<(String, Option<String>), String> {
-    let named = web_sys::window()
+/// index.html's inert script element that names plotly.js's file.
+fn named_element() -> Result<web_sys::Element, String> {
+    web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.get_element_by_id(SCRIPT_ID))
-        .ok_or("the page does not name plotly.js (index.html's script#plotly-js)")?;
+        .ok_or_else(|| "the page does not name plotly.js (index.html's script#plotly-js)".into())
+}
+
+/// The file index.html names (its address and integrity).
+fn named_file() -> Result<(String, Option<String>), String> {
+    let named = named_element()?;
     let src = named
         .get_attribute("src")
         .ok_or("the page's script#plotly-js has no src")?;
@@ -241,10 +246,9 @@ fn add_script(blob: &JsValue) -> Result<(), String> {
     script
         .add_event_listener_with_callback("error", on_error.unchecked_ref())
         .map_err(js_err)?;
-    let parent = document
-        .get_element_by_id(SCRIPT_ID)
-        .and_then(|n| n.parent_element())
-        .ok_or("the page does not name plotly.js (index.html's script#plotly-js)")?;
+    let parent = named_element()?
+        .parent_element()
+        .ok_or("the page's script#plotly-js has no parent")?;
     parent.append_child(&script).map_err(js_err)?;
     Ok(())
 }

@@ -34,8 +34,9 @@ pub enum ToWorker {
     /// panic ([`crate::crash`]).
     Connect { crash_channel: String },
     /// To the job worker, after `Connect`: the helper job workers of [`crate::pool`], spawned
-    /// from the worker script at `script_url` when the first job has its first results or the
-    /// job worker has waited a while for one (see [`crate::pool`]) (absolute: a worker's own address is a `blob:` one). `workers` is how
+    /// from the worker script at `script_url` (absolute: a worker's own address is a `blob:`
+    /// one) when the first job has its first results or the job worker has waited a while for
+    /// one (see [`crate::pool`]). `workers` is how
     /// many job workers run a sweep: 0 for as many as `navigator.hardwareConcurrency`, capped at
     /// `pool::MAX_JOB_WORKERS`; 1 runs it in the job worker itself, as before there was a pool.
     Pool { script_url: String, workers: usize },
