@@ -197,10 +197,22 @@ test('E1 with runs=3 seed=1 in the browser equals the CLI to the last bit', asyn
 // runs took ~10 s before issue 13 and ~4 s after it). Cancel ends it early either way.
 test('Cancel stops a long run (runs=1000) below the total', async (ctx, base) => {
   const { page, errors } = await open(ctx, base);
+  // Progress between tables: the count of runs done changes in renders of its own (the job
+  // worker's progress messages go to the progress views alone, not through the whole page),
+  // not only with the table, which comes at most every 250 ms.
+  await page.evaluate(() => {
+    window.__progressAlone = 0;
+    new MutationObserver((ms) => {
+      const inTable = ms.some((m) => m.target.parentElement?.closest?.('#comparison') || m.target.closest?.('#comparison'));
+      const done = ms.some((m) => m.attributeName === 'data-done');
+      if (done && !inTable) window.__progressAlone++;
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
   await runInPage(page, 1000, 7);
   await page.waitForFunction(() => Number(document.querySelector('#progress-text')?.dataset.done) >= 1, null, {
     timeout: RUN_TIMEOUT,
   });
+  await page.waitForFunction(() => window.__progressAlone >= 3, null, { timeout: 20000 });
   // The page stays responsive while the worker computes.
   const t0 = Date.now();
   await page.evaluate(() => document.title);

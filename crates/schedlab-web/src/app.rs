@@ -20,7 +20,7 @@ use crate::components::embed::EmbedView;
 use crate::components::experiments::ReferenceExperiments;
 use crate::components::exports::Exports;
 use crate::components::machine::MachineEditor;
-use crate::components::progress::Progress;
+use crate::components::progress::{LiveProgress, Progress};
 use crate::components::report::ReportPicker;
 use crate::components::run_detail::RunDetail;
 use crate::components::share::{self, Share};
@@ -118,9 +118,13 @@ fn Main() -> Html {
     // (`pool`: when no job has come for a while);
     // `?workers=N` asks for N job workers (1: the sweep runs in the job worker alone).
     let pool = use_memo((), |_| pool_request());
+    // A job's progress messages re-render the progress views only, not the page.
+    let live = use_memo((), |_| LiveProgress::default());
     let bridge = {
         let dispatch = page.dispatcher();
+        let live = (*live).clone();
         use_sim_worker_then((*pool).clone(), move |event| match event {
+            WorkerEvent::Output(FromWorker::Progress { job, done }) => live.set(job, done),
             WorkerEvent::Output(msg) => dispatch.dispatch(Action::Worker(msg, now_ms())),
             WorkerEvent::Crashed(r) => {
                 let message = r.page_message();
@@ -468,6 +472,7 @@ fn Main() -> Html {
         };
         return html! {
             <EmbedView title={title} table={page.table.clone()} results={page.results.clone()} progress={page.progress()}
+                live={(*live).clone()} job={page.job} busy={page.phase.busy()}
                 state={page.phase.name()} message={embed_message} full_link={full_link()} />
         };
     }
@@ -552,7 +557,8 @@ fn Main() -> Html {
                 if let Some(note) = page.waiting_note() {
                     <p class="hint" id="cost-note" role="note">{ note }</p>
                 }
-                <Progress progress={page.progress()} state={page.phase.name()} message={page.message.clone()} />
+                <Progress progress={page.progress()} live={(*live).clone()} job={page.job} busy={page.phase.busy()}
+                    state={page.phase.name()} message={page.message.clone()} />
             </section>
             <section class="card" id="results">
                 <h2>{"Results"}</h2>

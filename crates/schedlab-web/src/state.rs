@@ -121,7 +121,8 @@ pub struct Page {
     pub message: String,
     /// The scenario of the current job (what its table, run details and exports are of).
     pub scenario: Option<Rc<Scenario>>,
-    /// Runs of the current job finished.
+    /// Runs of the current job finished, as its last table (or its end) said; the progress
+    /// views show the live count beside it (`components::progress::LiveProgress`).
     pub done: usize,
     pub total: usize,
     /// The job workers the current job runs on (0 until its plan is built).
@@ -554,7 +555,9 @@ impl Page {
                 self.total = total;
                 self.workers = workers;
             }
-            FromWorker::Progress { done, .. } => self.done = done,
+            // The live count goes to the progress views alone (`components::progress::LiveProgress`);
+            // the runs done here are what the tables and the job's end say.
+            FromWorker::Progress { .. } => {}
             FromWorker::Table {
                 done, results_json, ..
             } => {
@@ -567,6 +570,7 @@ impl Page {
             }
             FromWorker::Cancelled { done, .. } => {
                 self.phase = Phase::Cancelled;
+                self.done = self.done.max(done);
                 self.message = format!("cancelled after {done} of {} runs", self.total);
             }
             FromWorker::Failed { message, .. } => {

@@ -1,20 +1,126 @@
-//! "runs done / runs planned", and where the job stands.
+//! "runs done / runs planned", and where the job stands; the live count of runs done comes
+//! straight from the job worker's bridge ([`LiveProgress`]), not through the page's state.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::viewmodel::ProgressVm;
 
+/// The runs done of a job as the job worker's `Progress` messages say them (up to 20 a second:
+/// `agent::PROGRESS_EVERY_MS`). The bridge sets it, and only the views that show it re-render.
+///
+/// Why not through `state::Page`: every action there re-renders `Main`, the whole page (the
+/// page's state copied, the forms' scenario built and compared for each view that takes it).
+/// Measured in a trace of a 5–6 s sweep of cascadelake-fi-kernbench on 2 cores, that was ~2 ms
+/// of script per progress message, ~0.2 s in all, on the page's thread, which the job workers
+/// lose when they hold every core. `Page` keeps the runs done that its tables and the job's end
+/// say; a view shows the larger of the two ([`live_progress`]).
+#[derive(Clone, Default)]
+pub struct LiveProgress(Rc<Live>);
+
+#[derive(Default)]
+struct Live {
+    /// `(job, runs done)` of the last progress message; job 0 is none.
+    last: Cell<(u64, usize)>,
+    /// The views that show it, by their subscription id.
+    views: RefCell<Vec<(u64, Callback<()>)>>,
+    next_id: Cell<u64>,
+}
+
+impl PartialEq for LiveProgress {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl LiveProgress {
+    /// `job` has `done` runs done: the views that show progress re-render.
+    pub fn set(&self, job: u64, done: usize) {
+        self.0.last.set((job, done));
+        // Copied out first: a view's render may subscribe or unsubscribe meanwhile.
+        let views: Vec<Callback<()>> = self
+            .0
+            .views
+            .borrow()
+            .iter()
+            .map(|(_, v)| v.clone())
+            .collect();
+        for v in views {
+            v.emit(());
+        }
+    }
+
+    /// The runs done of `job` as its last progress message said, if one came.
+    pub fn done(&self, job: u64) -> Option<usize> {
+        let (last_job, done) = self.0.last.get();
+        (job != 0 && last_job == job).then_some(done)
+    }
+
+    fn subscribe(&self, view: Callback<()>) -> u64 {
+        let id = self.0.next_id.get();
+        self.0.next_id.set(id + 1);
+        self.0.views.borrow_mut().push((id, view));
+        id
+    }
+
+    fn unsubscribe(&self, id: u64) {
+        self.0.views.borrow_mut().retain(|(i, _)| *i != id);
+    }
+}
+
+/// `progress` (the page's: the runs done of its last table) with the runs done of `job` as its
+/// last progress message said, while the job runs; once it stopped, the page's alone, which its
+/// end set (a late message then changes nothing, as the page ignored them before).
+pub fn live_progress(
+    progress: ProgressVm,
+    live: &LiveProgress,
+    job: u64,
+    busy: bool,
+) -> ProgressVm {
+    match live.done(job) {
+        Some(done) if busy => ProgressVm {
+            done: progress.done.max(done),
+            ..progress
+        },
+        _ => progress,
+    }
+}
+
+/// [`live_progress`], re-rendering the calling component at every progress message.
+#[hook]
+pub fn use_live_progress(
+    progress: ProgressVm,
+    live: &LiveProgress,
+    job: u64,
+    busy: bool,
+) -> ProgressVm {
+    let update = use_force_update();
+    use_effect_with(live.clone(), move |live| {
+        let id = live.subscribe(Callback::from(move |()| update.force_update()));
+        let live = live.clone();
+        move || live.unsubscribe(id)
+    });
+    live_progress(progress, live, job, busy)
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ProgressProps {
+    /// The page's progress: runs planned, job workers, and the runs done its tables said.
     pub progress: ProgressVm,
-    /// idle | running | done | cancelled | failed
+    pub live: LiveProgress,
+    /// The job shown (the live count of another is not this one's).
+    pub job: u64,
+    /// idle | running | cancelling | done | cancelled | failed
     pub state: &'static str,
+    pub busy: bool,
     pub message: String,
 }
 
 #[component]
 pub fn Progress(props: &ProgressProps) -> Html {
-    let p = props.progress;
+    let p = use_live_progress(props.progress, &props.live, props.job, props.busy);
     html! {
         <section class={classes!("progress", props.state)} id="status" data-state={props.state}
             aria-live="polite">
@@ -25,5 +131,56 @@ pub fn Progress(props: &ProgressProps) -> Html {
             </span>
             <span class="status-message" id="status-message">{ props.message.clone() }</span>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(done: usize) -> ProgressVm {
+        ProgressVm {
+            done,
+            total: 10,
+            workers: 2,
+        }
+    }
+
+    #[test]
+    fn a_running_job_shows_its_latest_progress_message() {
+        let live = LiveProgress::default();
+        assert_eq!(live_progress(page(0), &live, 3, true), page(0));
+        live.set(3, 4);
+        assert_eq!(live_progress(page(0), &live, 3, true), page(4));
+        // A table that came after the message counts more runs: the larger shows.
+        assert_eq!(live_progress(page(6), &live, 3, true), page(6));
+    }
+
+    #[test]
+    fn another_jobs_progress_and_a_stopped_jobs_late_message_are_not_shown() {
+        let live = LiveProgress::default();
+        // No message yet is no job's (job 0 is "none yet" on the page).
+        assert_eq!(live.done(0), None);
+        live.set(2, 7);
+        assert_eq!(live_progress(page(0), &live, 3, true), page(0));
+        live.set(3, 9);
+        assert_eq!(live_progress(page(5), &live, 3, false), page(5));
+    }
+
+    #[test]
+    fn each_subscribed_view_is_told_until_it_unsubscribes() {
+        let live = LiveProgress::default();
+        let told = Rc::new(Cell::new(0));
+        let id = {
+            let told = told.clone();
+            live.subscribe(Callback::from(move |()| told.set(told.get() + 1)))
+        };
+        live.set(1, 1);
+        live.set(1, 2);
+        assert_eq!(told.get(), 2);
+        live.unsubscribe(id);
+        live.set(1, 3);
+        assert_eq!(told.get(), 2);
+        assert_eq!(live.done(1), Some(3));
     }
 }

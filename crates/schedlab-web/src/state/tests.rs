@@ -247,6 +247,27 @@ fn another_report_retables_the_finished_runs_and_ignores_strays() {
 }
 
 #[test]
+fn runs_done_come_from_the_tables_and_the_jobs_end_not_from_progress_messages() {
+    let mut page = loaded_page(None, Some("4"), Some("1"));
+    let scenario = page.configured().unwrap();
+    let plan = Plan::new(&scenario).unwrap();
+    page.apply(Action::Started {
+        job: 1,
+        scenario: Box::new(scenario),
+    });
+    let two: Vec<RunResult> = (0..2).map(|i| plan.run(i).unwrap()).collect();
+    send(&mut page, after(1, &plan, &two));
+    assert_eq!(page.done, 2);
+    // The live count is the progress views' (`LiveProgress`): the page is not re-rendered by it.
+    send(&mut page, [FromWorker::Progress { job: 1, done: 3 }]);
+    assert_eq!(page.done, 2);
+    page.apply(Action::CancelRequested);
+    // A third run finished after the last table: the job's end says so.
+    send(&mut page, [FromWorker::Cancelled { job: 1, done: 3 }]);
+    assert_eq!(page.progress().done, 3);
+}
+
+#[test]
 fn cancel_keeps_the_partial_table() {
     let mut page = loaded_page(None, Some("2"), Some("1"));
     let scenario = page.configured().unwrap();
