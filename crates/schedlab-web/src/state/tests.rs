@@ -246,9 +246,9 @@ fn another_report_retables_the_finished_runs_and_ignores_strays() {
     assert_ne!(energy, plan.table(&all));
 }
 
-#[test]
-fn runs_done_come_from_the_tables_and_the_jobs_end_not_from_progress_messages() {
-    let mut page = loaded_page(None, Some("4"), Some("1"));
+/// A page running job 1 (`runs` per cell, seed 1) whose first two runs came in, with their table.
+fn two_runs_in(runs: &str) -> Page {
+    let mut page = loaded_page(None, Some(runs), Some("1"));
     let scenario = page.configured().unwrap();
     let plan = Plan::new(&scenario).unwrap();
     page.apply(Action::Started {
@@ -257,6 +257,12 @@ fn runs_done_come_from_the_tables_and_the_jobs_end_not_from_progress_messages() 
     });
     let two: Vec<RunResult> = (0..2).map(|i| plan.run(i).unwrap()).collect();
     send(&mut page, after(1, &plan, &two));
+    page
+}
+
+#[test]
+fn runs_done_come_from_the_tables_and_the_jobs_end_not_from_progress_messages() {
+    let mut page = two_runs_in("4");
     assert_eq!(page.done, 2);
     // The live count is the progress views' (`LiveProgress`): the page is not re-rendered by it.
     send(&mut page, [FromWorker::Progress { job: 1, done: 3 }]);
@@ -269,15 +275,7 @@ fn runs_done_come_from_the_tables_and_the_jobs_end_not_from_progress_messages() 
 
 #[test]
 fn cancel_keeps_the_partial_table() {
-    let mut page = loaded_page(None, Some("2"), Some("1"));
-    let scenario = page.configured().unwrap();
-    let plan = Plan::new(&scenario).unwrap();
-    page.apply(Action::Started {
-        job: 1,
-        scenario: Box::new(scenario),
-    });
-    let two: Vec<RunResult> = (0..2).map(|i| plan.run(i).unwrap()).collect();
-    send(&mut page, after(1, &plan, &two));
+    let mut page = two_runs_in("2");
     page.apply(Action::CancelRequested);
     assert_eq!(page.phase, Phase::Cancelling);
     // Inputs cannot change the scenario while busy.
