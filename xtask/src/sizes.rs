@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 /// the worker; 995 KB before; 898 KB before the results' figures and files moved to the job worker
 /// and `Scenario::from_json` stopped going through `serde_json::Value`, 820 KB after; 906 501 B
 /// before the share links' DEFLATE (`link::encode` / `decode`, miniz_oxide) moved to the check
-/// worker, 878 533 B after).
+/// worker, 878 533 B after; 896 390 B before the variant menu read the baselines' names from
+/// `BASELINE_INFO`, not `BASELINES`, whose `config` function pointers linked every era's
+/// constructor, 888 401 B after, with the live progress view in).
 pub const APP_WASM_BUDGET: u64 = 900_000;
 
 impl Ctx {

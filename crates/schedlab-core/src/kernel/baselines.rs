@@ -476,7 +476,40 @@ pub struct Baseline {
 }
 
 /// The baselines, oldest first.
-pub const BASELINES: &[Baseline] = &[
+pub const BASELINES: &[Baseline] = &ALL;
+
+/// A baseline's name and what it stands for, without its switches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BaselineInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub stands_for: &'static str,
+}
+
+/// [`BASELINES`] without their switches, in the same order. What only lists the baselines (the
+/// page's variant menu) reads this: [`Baseline::config`]'s function pointers would link every
+/// era's constructor into it (13 KB of the page's wasm).
+pub const BASELINE_INFO: [BaselineInfo; ALL.len()] = infos(&ALL);
+
+const fn infos<const N: usize>(all: &[Baseline; N]) -> [BaselineInfo; N] {
+    let mut out = [BaselineInfo {
+        name: "",
+        summary: "",
+        stands_for: "",
+    }; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = BaselineInfo {
+            name: all[i].name,
+            summary: all[i].summary,
+            stands_for: all[i].stands_for,
+        };
+        i += 1;
+    }
+    out
+}
+
+const ALL: [Baseline; 12] = [
     Baseline {
         name: "v4.7",
         summary: "mid-2016 tip the asym-capacity series was measured on (E4): no wake_cap()",
@@ -566,4 +599,22 @@ pub fn baseline(name: &str) -> Result<KernelConfig> {
             name: name.into(),
             known: BASELINES.iter().map(|b| b.name.to_string()).collect(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_info_is_each_baseline_without_its_switches_in_order() {
+        let listed: Vec<BaselineInfo> = BASELINES
+            .iter()
+            .map(|b| BaselineInfo {
+                name: b.name,
+                summary: b.summary,
+                stands_for: b.stands_for,
+            })
+            .collect();
+        assert_eq!(listed, BASELINE_INFO);
+    }
 }

@@ -13,7 +13,7 @@ mod choices;
 mod patches;
 mod switches;
 
-pub use baselines::{baseline, newest, Baseline, BASELINES};
+pub use baselines::{baseline, newest, Baseline, BaselineInfo, BASELINES, BASELINE_INFO};
 pub use choices::*;
 pub use patches::{apply_changes, build_config, patch, Patch, PATCHES};
 pub use switches::{diff, switch_doc, SwitchDiff, SwitchDoc, SWITCHES};

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use schedlab_core::kernel::{BASELINES, PATCHES};
+use schedlab_core::kernel::{BASELINE_INFO, PATCHES};
 use yew::prelude::*;
 
 use crate::components::field::{CheckField, SelectField, TextField};
@@ -26,7 +26,8 @@ pub fn VariantsEditor(props: &VariantsProps) -> Html {
     let disabled = props.disabled;
     let n = d.variants.len();
     let problem = |id: &str| p.get(id).map(|m| AttrValue::from(m.to_string()));
-    let baselines: Vec<(AttrValue, AttrValue)> = BASELINES
+    // The names alone: `BASELINES` would link every era's switches into the page's wasm.
+    let baselines: Vec<(AttrValue, AttrValue)> = BASELINE_INFO
         .iter()
         .map(|b| {
             (

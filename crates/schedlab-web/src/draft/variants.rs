@@ -3,7 +3,7 @@
 //! configuration, as the scenario file has them).
 
 use schedlab_core::experiment::VariantSpec;
-use schedlab_core::kernel::{build_config, Governor, KernelConfig, BASELINES};
+use schedlab_core::kernel::{build_config, Governor, KernelConfig};
 use serde::{Deserialize, Serialize};
 
 use super::parse::Problems;
@@ -166,11 +166,6 @@ pub fn build_all(
         }
     }
     built
-}
-
-/// The baselines' names, for the menu.
-pub fn baseline_names() -> Vec<&'static str> {
-    BASELINES.iter().map(|b| b.name).collect()
 }
 
 #[cfg(test)]
