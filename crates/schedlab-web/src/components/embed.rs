@@ -7,7 +7,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::chart::Chart;
-use crate::components::progress::{use_live_progress, LiveProgress};
+use crate::components::progress::{LiveProgress, Progress};
 use crate::components::table::ComparisonTableView;
 use crate::results::ResultsVm;
 use crate::viewmodel::{ProgressVm, TableVm};
@@ -40,34 +40,12 @@ pub fn EmbedView(props: &EmbedProps) -> Html {
                     {"Open in Schedlab ↗"}
                 </a>
             </div>
-            <EmbedStatus progress={props.progress} live={props.live.clone()} job={props.job} busy={props.busy}
-                state={props.state} message={props.message.clone()} />
+            <Progress progress={props.progress} live={props.live.clone()} job={props.job} busy={props.busy}
+                state={props.state} message={props.message.clone()} compact=true />
             if let (Some(t), Some(r)) = (props.table.clone(), props.results.clone()) {
                 <ComparisonTableView vm={t} />
                 <Chart results={r} />
             }
-        </div>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct EmbedStatusProps {
-    progress: ProgressVm,
-    live: LiveProgress,
-    job: u64,
-    busy: bool,
-    state: &'static str,
-    message: String,
-}
-
-/// The embed's one status line: it alone re-renders at each progress message.
-#[component]
-fn EmbedStatus(props: &EmbedStatusProps) -> Html {
-    let p = use_live_progress(props.progress, &props.live, props.job, props.busy);
-    html! {
-        <div class={classes!("embed-status", props.state)} id="status" data-state={props.state} aria-live="polite">
-            <span id="progress-text" data-done={p.done.to_string()} data-total={p.total.to_string()}>{ p.label() }</span>
-            <span class="status-message" id="status-message">{ props.message.clone() }</span>
         </div>
     }
 }

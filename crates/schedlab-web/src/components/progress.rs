@@ -24,9 +24,8 @@ pub struct LiveProgress(Rc<Live>);
 struct Live {
     /// `(job, runs done)` of the last progress message; job 0 is none.
     last: Cell<(u64, usize)>,
-    /// The views that show it, by their subscription id.
-    views: RefCell<Vec<(u64, Callback<()>)>>,
-    next_id: Cell<u64>,
+    /// The view that shows it (the page shows one: the full page's or the embed's).
+    view: RefCell<Option<Callback<()>>>,
 }
 
 impl PartialEq for LiveProgress {
@@ -36,18 +35,12 @@ impl PartialEq for LiveProgress {
 }
 
 impl LiveProgress {
-    /// `job` has `done` runs done: the views that show progress re-render.
+    /// `job` has `done` runs done: the view that shows progress re-renders.
     pub fn set(&self, job: u64, done: usize) {
         self.0.last.set((job, done));
-        // Copied out first: a view's render may subscribe or unsubscribe meanwhile.
-        let views: Vec<Callback<()>> = self
-            .0
-            .views
-            .borrow()
-            .iter()
-            .map(|(_, v)| v.clone())
-            .collect();
-        for v in views {
+        // Cloned out first: the view's render may replace it meanwhile.
+        let view = self.0.view.borrow().clone();
+        if let Some(v) = view {
             v.emit(());
         }
     }
@@ -58,15 +51,18 @@ impl LiveProgress {
         (job != 0 && last_job == job).then_some(done)
     }
 
-    fn subscribe(&self, view: Callback<()>) -> u64 {
-        let id = self.0.next_id.get();
-        self.0.next_id.set(id + 1);
-        self.0.views.borrow_mut().push((id, view));
-        id
+    /// `view` re-renders at each progress message from now on, instead of the one before.
+    fn show_in(&self, view: Callback<()>) {
+        *self.0.view.borrow_mut() = Some(view);
     }
 
-    fn unsubscribe(&self, id: u64) {
-        self.0.views.borrow_mut().retain(|(i, _)| *i != id);
+    /// `view` is gone: unless another took its place already (a view that replaced it may
+    /// start before it ends).
+    fn gone(&self, view: &Callback<()>) {
+        let mut slot = self.0.view.borrow_mut();
+        if slot.as_ref() == Some(view) {
+            *slot = None;
+        }
     }
 }
 
@@ -90,7 +86,7 @@ pub fn live_progress(
 
 /// [`live_progress`], re-rendering the calling component at every progress message.
 #[hook]
-pub fn use_live_progress(
+fn use_live_progress(
     progress: ProgressVm,
     live: &LiveProgress,
     job: u64,
@@ -98,9 +94,10 @@ pub fn use_live_progress(
 ) -> ProgressVm {
     let update = use_force_update();
     use_effect_with(live.clone(), move |live| {
-        let id = live.subscribe(Callback::from(move |()| update.force_update()));
+        let view = Callback::from(move |()| update.force_update());
+        live.show_in(view.clone());
         let live = live.clone();
-        move || live.unsubscribe(id)
+        move || live.gone(&view)
     });
     live_progress(progress, live, job, busy)
 }
@@ -116,11 +113,23 @@ pub struct ProgressProps {
     pub state: &'static str,
     pub busy: bool,
     pub message: String,
+    /// The embed view's one status line: no bar, no worker count. (One component for both keeps
+    /// the page's wasm within its budget.)
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 #[component]
 pub fn Progress(props: &ProgressProps) -> Html {
     let p = use_live_progress(props.progress, &props.live, props.job, props.busy);
+    if props.compact {
+        return html! {
+            <div class={classes!("embed-status", props.state)} id="status" data-state={props.state} aria-live="polite">
+                <span id="progress-text" data-done={p.done.to_string()} data-total={p.total.to_string()}>{ p.label() }</span>
+                <span class="status-message" id="status-message">{ props.message.clone() }</span>
+            </div>
+        };
+    }
     html! {
         <section class={classes!("progress", props.state)} id="status" data-state={props.state}
             aria-live="polite">
@@ -168,19 +177,26 @@ mod tests {
     }
 
     #[test]
-    fn each_subscribed_view_is_told_until_it_unsubscribes() {
+    fn the_view_shown_in_is_told_until_it_goes() {
         let live = LiveProgress::default();
-        let told = Rc::new(Cell::new(0));
-        let id = {
+        let counter = |told: &Rc<Cell<u32>>| {
             let told = told.clone();
-            live.subscribe(Callback::from(move |()| told.set(told.get() + 1)))
+            Callback::from(move |()| told.set(told.get() + 1))
         };
+        let (told, told_next) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+        let (view, next) = (counter(&told), counter(&told_next));
+        live.show_in(view.clone());
         live.set(1, 1);
         live.set(1, 2);
         assert_eq!(told.get(), 2);
-        live.unsubscribe(id);
+        // A view that replaces it starts before it ends: the new one stays.
+        live.show_in(next.clone());
+        live.gone(&view);
         live.set(1, 3);
-        assert_eq!(told.get(), 2);
-        assert_eq!(live.done(1), Some(3));
+        assert_eq!((told.get(), told_next.get()), (2, 1));
+        live.gone(&next);
+        live.set(1, 4);
+        assert_eq!((told.get(), told_next.get()), (2, 1));
+        assert_eq!(live.done(1), Some(4));
     }
 }
