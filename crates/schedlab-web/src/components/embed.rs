@@ -23,7 +23,7 @@ pub struct EmbedProps {
     pub live: LiveProgress,
     pub job: u64,
     pub busy: bool,
-    /// idle | running | done | cancelled | failed
+    /// idle | running | cancelling | done | cancelled | failed
     pub state: &'static str,
     pub message: String,
     /// The same address without `view=embed`.

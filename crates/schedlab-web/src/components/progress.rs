@@ -9,7 +9,7 @@ use yew::prelude::*;
 use crate::viewmodel::ProgressVm;
 
 /// The runs done of a job as the job worker's `Progress` messages say them (up to 20 a second:
-/// `agent::PROGRESS_EVERY_MS`). The bridge sets it, and only the views that show it re-render.
+/// `agent::PROGRESS_EVERY_MS`). The bridge sets it, and only the progress view re-renders.
 ///
 /// Why not through `state::Page`: every action there re-renders `Main`, the whole page (the
 /// page's state copied, the forms' scenario built and compared for each view that takes it).
