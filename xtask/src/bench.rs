@@ -40,7 +40,7 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
 /// Native invocations per cell; the fastest counts.
-const REPEAT: usize = 3;
+pub(crate) const REPEAT: usize = 3;
 /// E1's sweep on two threads: this many samples.
 const SWEEP_REPEAT: usize = 7;
 /// callgrind processes at a time (this project's machines have 2 cores).
@@ -87,12 +87,8 @@ impl Ctx {
         if wasm {
             self.setup()?;
         }
-        self.step(
-            "cargo build --release -p schedlab-cli",
-            cmd("cargo", &["build", "--release", "-p", "schedlab-cli"]),
-        )?;
-        let cli = self.cli_path();
-        let cli = cli.to_str().ok_or("the CLI's path is not UTF-8")?;
+        let cli = self.build_release_cli()?;
+        let cli = cli.as_str();
         let list = crate::capture(cmd(cli, &["bench", "--list"]))?;
         let mut names: Vec<String> = list.lines().map(str::to_string).collect();
         names.push(E1.to_string());
@@ -105,12 +101,7 @@ impl Ctx {
         // every sample of one row.
         for round in 0..REPEAT {
             for name in &names {
-                let out = crate::capture(cmd(
-                    cli,
-                    &["bench", name, "--jobs", "1", "--format", "json"],
-                ))?;
-                let v: Value = serde_json::from_str(out.trim())
-                    .map_err(|e| format!("schedlab bench {name}: not JSON ({e}): {out}"))?;
+                let v = bench_json(cli, name, "1")?;
                 let row = Row {
                     events: v["events"].as_u64().unwrap_or(0),
                     busy_cpu_ns: v["busy_cpu_ns"].as_u64().unwrap_or(0),
@@ -142,9 +133,7 @@ impl Ctx {
         ));
         let mut two_threads = Vec::new();
         for _ in 0..SWEEP_REPEAT {
-            let out = crate::capture(cmd(cli, &["bench", E1, "--jobs", "2", "--format", "json"]))?;
-            let v: Value = serde_json::from_str(out.trim())
-                .map_err(|e| format!("schedlab bench {E1} --jobs 2: not JSON ({e}): {out}"))?;
+            let v = bench_json(cli, E1, "2")?;
             two_threads.push(v["wall_s"].as_f64().unwrap_or(f64::NAN));
         }
         two_threads.sort_by(f64::total_cmp);
@@ -281,6 +270,16 @@ impl Ctx {
         flush();
         Ok(())
     }
+}
+
+/// `schedlab bench NAME --jobs JOBS --format json`, read: one object (wall_s, events, ...).
+pub(crate) fn bench_json(cli: &str, name: &str, jobs: &str) -> Result<Value> {
+    let out = crate::capture(cmd(
+        cli,
+        &["bench", name, "--jobs", jobs, "--format", "json"],
+    ))?;
+    serde_json::from_str(out.trim())
+        .map_err(|e| format!("schedlab bench {name} --jobs {jobs}: not JSON ({e}): {out}"))
 }
 
 /// The 1-minute load average (`/proc/loadavg`), to judge the wall times by: the machine is shared.

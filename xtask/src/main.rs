@@ -8,6 +8,7 @@
 //! cargo xtask e2e                    setup, release builds, then only the browser end-to-end tests
 //! cargo xtask python                 only the Python package's checks (virtualenv, build, pytest; see python.rs)
 //! cargo xtask bench                  the issue-13 table: bench matrix x native/wasm, instructions, page timings (bench.rs)
+//! cargo xtask profile [CELL ...]     self time per function of bench cells, native (perf) beside wasm (V8) (profile.rs)
 //! cargo xtask golden                 rewrite the built-ins' golden outputs with the release CLI
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
@@ -29,6 +30,7 @@ use std::time::Instant;
 mod bench;
 mod fuzz;
 mod lisa;
+mod profile;
 mod python;
 mod sizes;
 
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Some("e2e") => ctx.e2e_only(),
         Some("python") => ctx.python_tests(),
         Some("bench") => ctx.bench(),
+        Some("profile") => ctx.profile(&args[1..]),
         Some("golden") => ctx.golden(),
         Some("fuzz") => ctx.fuzz(&args[1..]),
         Some("lisa") => ctx.lisa_check(),
@@ -86,7 +89,7 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|golden|fuzz|lisa>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|profile [CELL ...]|golden|fuzz|lisa>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
@@ -101,6 +104,9 @@ const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|di
   bench  one table: the bench matrix (schedlab bench --list) and E1, native (one thread) and
          wasm (headless Chromium) side by side, instructions per event (callgrind, when
          valgrind is there), page timings (E1 cold load, the E2 suite); see xtask/src/bench.rs
+  profile [CELL ...]: each function's self time in bench cells (`schedlab bench --list`; default
+         four), natively (perf) beside the page's job worker (V8's profiler, the worker's names
+         kept), to read the wasm/native gap function by function; see xtask/src/profile.rs
   golden rewrite crates/schedlab-cli/tests/golden/ with the release CLI's outputs (a result moved:
          say in the commit what and why; `cargo test -p schedlab-cli --test golden` compares)
   fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)
@@ -273,10 +279,7 @@ impl Ctx {
             cmd("trunk", &["build", "--release"]),
         )?;
         self.print_sizes()?;
-        self.step(
-            "cargo build --release -p schedlab-cli",
-            cmd("cargo", &["build", "--release", "-p", "schedlab-cli"]),
-        )?;
+        self.build_release_cli()?;
         let mut node = cmd("node", &["tests/e2e/run.mjs"]);
         node.env("SCHEDLAB_BIN", self.cli_path())
             .env("SCHEDLAB_DIST", self.root.join("dist"));
@@ -297,10 +300,7 @@ impl Ctx {
     /// The golden outputs (crates/schedlab-cli/tests/golden.rs) written by the release CLI: the
     /// test's own command list, run with `SCHEDLAB_GOLDEN_WRITE=1` against target/release/schedlab.
     fn golden(&self) -> Result {
-        self.step(
-            "cargo build --release -p schedlab-cli",
-            cmd("cargo", &["build", "--release", "-p", "schedlab-cli"]),
-        )?;
+        self.build_release_cli()?;
         let mut write = cmd(
             "cargo",
             &[
@@ -415,6 +415,18 @@ impl Ctx {
             tree.lines().count()
         );
         Ok(())
+    }
+
+    /// `cargo build --release -p schedlab-cli` as a step; the binary's path.
+    fn build_release_cli(&self) -> Result<String> {
+        self.step(
+            "cargo build --release -p schedlab-cli",
+            cmd("cargo", &["build", "--release", "-p", "schedlab-cli"]),
+        )?;
+        self.cli_path()
+            .to_str()
+            .map(str::to_string)
+            .ok_or_else(|| "the CLI's path is not UTF-8".to_string())
     }
 
     fn cli_path(&self) -> PathBuf {
