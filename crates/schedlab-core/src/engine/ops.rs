@@ -19,9 +19,8 @@ impl<'a> Engine<'a> {
     /// blocks or exits.
     pub(super) fn step(&mut self, cpu: usize, t: TaskId) {
         // The program counter lives in a local while the ops run (nothing else reads it).
-        let mut pc = self.w.tasks[t].pc;
-        self.run_ops(cpu, t, &mut pc);
-        self.w.tasks[t].pc = pc;
+        let pc = self.w.tasks[t].pc;
+        self.w.tasks[t].pc = self.run_ops(cpu, t, pc);
     }
 
     /// The interpreter's loop. The ops every request of a benchmark goes through (a run op, a
@@ -30,7 +29,7 @@ impl<'a> Engine<'a> {
     /// [`Engine::other_op`], out of line, so that this loop keeps its few values in registers
     /// (with every op in it, the compiler set up values for all of them on each call: ~50
     /// instructions a call, a quarter of its cost).
-    fn run_ops(&mut self, cpu: usize, t: TaskId, pc: &mut usize) {
+    fn run_ops(&mut self, cpu: usize, t: TaskId, mut pc: usize) -> usize {
         let prog = self.w.tasks[t].program;
         // The instance outlives the engine: its ops are read without re-indexing per op.
         let inst: &'a crate::workload::Instance = self.inst;
@@ -40,11 +39,11 @@ impl<'a> Engine<'a> {
             budget -= 1;
             if budget == 0 {
                 self.loops_without_work(prog);
-                return;
+                return pc;
             }
-            let Some(op) = ops.get(*pc) else {
+            let Some(op) = ops.get(pc) else {
                 self.exit(cpu, t);
-                return;
+                return pc;
             };
             match *op {
                 // A run op that has started and has no work left is done, whether its completion
@@ -52,31 +51,31 @@ impl<'a> Engine<'a> {
                 Op::Run { .. } | Op::RunFor(_) if self.in_run[t] => {
                     self.in_run[t] = false;
                     self.fixed_rate[t] = false;
-                    *pc += 1;
+                    pc += 1;
                 }
                 Op::Run { work, jitter_ppm } => {
                     let w = self.jitter(work, jitter_ppm);
                     self.w.tasks[t].work_left = w.max(1);
                     self.in_run[t] = true;
-                    return;
+                    return pc;
                 }
                 Op::RunFor(ns) => {
                     self.w.tasks[t].work_left = saturating_mul_u64(ns.max(1), WORK_SCALE);
                     self.fixed_rate[t] = true;
                     self.in_run[t] = true;
-                    return;
+                    return pc;
                 }
                 Op::Repeat { slot, times, to } => {
                     let c = &mut self.loop_counts[t][slot];
                     *c += 1;
                     if times == 0 || *c < times {
-                        *pc = to;
+                        pc = to;
                     } else {
                         *c = 0;
-                        *pc += 1;
+                        pc += 1;
                     }
                 }
-                Op::Jump(to) => *pc = to,
+                Op::Jump(to) => pc = to,
                 Op::TakeEvent { pool, exhausted } => {
                     let past_deadline = match (self.inst.deadline_after_start, self.start) {
                         (Some(d), Some(s)) => self.w.now >= s + d,
@@ -85,28 +84,28 @@ impl<'a> Engine<'a> {
                     if self.pools[pool] > 0 && !past_deadline {
                         self.pools[pool] -= 1;
                         self.events_taken += 1;
-                        *pc += 1;
+                        pc += 1;
                     } else {
-                        *pc = exhausted;
+                        pc = exhausted;
                     }
                 }
                 Op::ResetCount => {
                     self.counted = 0;
-                    *pc += 1;
+                    pc += 1;
                 }
                 Op::Count(n) => {
                     self.counted = self.counted.saturating_add(n);
-                    *pc += 1;
+                    pc += 1;
                 }
                 // A channel's message (hackbench, tbench): the blocking halves are out of line.
                 Op::Send { chan, bytes } => {
                     let ch = &mut self.channels[chan];
                     if ch.buffered + bytes > ch.capacity {
                         self.wait_on_channel(cpu, t, chan, true);
-                        return;
+                        return pc;
                     }
                     ch.buffered += bytes;
-                    *pc += 1;
+                    pc += 1;
                     if let Some(r) = self.channels[chan].readers.pop_front() {
                         self.try_to_wake_up(r, Some((t, cpu)), true);
                     }
@@ -115,17 +114,19 @@ impl<'a> Engine<'a> {
                     let ch = &mut self.channels[chan];
                     if ch.buffered < bytes {
                         self.wait_on_channel(cpu, t, chan, false);
-                        return;
+                        return pc;
                     }
                     ch.buffered -= bytes;
-                    *pc += 1;
+                    pc += 1;
                     if let Some(wr) = self.channels[chan].writers.pop_front() {
                         self.try_to_wake_up(wr, Some((t, cpu)), true);
                     }
                 }
                 _ => {
-                    if self.other_op(cpu, t, prog, pc, op) {
-                        return;
+                    let stop;
+                    (pc, stop) = self.other_op(cpu, t, prog, pc, op);
+                    if stop {
+                        return pc;
                     }
                 }
             }
@@ -154,11 +155,27 @@ impl<'a> Engine<'a> {
         )));
     }
 
-    /// Does `op`, one of the ops [`Engine::run_ops`] leaves out of its loop, for `t` at `*pc`.
-    /// Returns whether `t` stops running its program here (it blocked, exited, moved, or the run
-    /// failed).
+    /// Does `op`, one of the ops [`Engine::run_ops`] leaves out of its loop, for `t` at `pc`.
+    /// Returns the next pc, and whether `t` stops running its program here (it blocked, exited,
+    /// moved, or the run failed). The pc goes in and out by value so that `run_ops` keeps its own
+    /// in a register: a pc whose address is passed to a call lives in memory all through the loop.
     #[inline(never)]
-    fn other_op(&mut self, cpu: usize, t: TaskId, prog: usize, pc: &mut usize, op: &Op) -> bool {
+    fn other_op(
+        &mut self,
+        cpu: usize,
+        t: TaskId,
+        prog: usize,
+        pc: usize,
+        op: &Op,
+    ) -> (usize, bool) {
+        let mut pc = pc;
+        let stop = self.other_op_at(cpu, t, prog, &mut pc, op);
+        (pc, stop)
+    }
+
+    /// [`Engine::other_op`]'s body, with the pc in a local.
+    #[inline(always)]
+    fn other_op_at(&mut self, cpu: usize, t: TaskId, prog: usize, pc: &mut usize, op: &Op) -> bool {
         match *op {
             Op::Run { .. }
             | Op::RunFor(_)
