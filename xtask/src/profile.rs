@@ -11,6 +11,10 @@
 //!   its workers while the job worker runs the cell (tests/e2e/profile.mjs: one unprofiled run
 //!   for V8's tier-up, then `SCHEDLAB_PROFILE_REPEAT` runs, default 3).
 //!
+//! To see why one function is slower in the page: `node tests/e2e/wasm-code.mjs NAME` prints the
+//! code Node's V8 (older than Chromium's) optimises it to, from that build of the worker, to read
+//! beside `objdump -d` of the CLI.
+//!
 //! Functions are matched by name, the symbol hash left out. A function that one side inlined
 //! into its caller shows only on the other side (binaryen's `-O3` inlines any function with one
 //! caller, `#[inline(never)]` or not: `Engine::tick` and `Engine::event_loop` are inside
