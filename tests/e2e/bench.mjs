@@ -8,7 +8,7 @@
 // --list`). Every figure is also printed as one `BENCH {json}` line, which `cargo xtask bench`
 // reads into its table.
 //   node tests/e2e/bench.mjs     (cargo xtask bench runs it after `trunk build --release`)
-import { distDir, launch, serve } from './lib.mjs';
+import { benchInPage, distDir, launch, serve } from './lib.mjs';
 
 const scenario = process.env.SCHEDLAB_SCENARIO || 'hikey960-asym-packing';
 const cells = (process.env.SCHEDLAB_BENCH_CELLS || '').split(',').filter((n) => n);
@@ -44,25 +44,9 @@ async function benchCells(ctx, url, names) {
   const best = new Map();
   for (let i = 0; i < repeat; i++) {
     for (const name of names) {
-      const job = await page.evaluate((n) => window.schedlabBench(n), name);
-      if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
-      const sel = `#bench-result[data-job="${job}"]`;
-      await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, {
-        timeout: 10 * 60 * 1000,
-      });
-      if ((await page.getAttribute(sel, 'data-state')) !== 'done') {
-        throw new Error(`${name}: ${await page.textContent(sel)}`);
-      }
-      const ms = Number(await page.getAttribute(sel, 'data-elapsed-ms'));
-      if (!best.has(name) || ms < best.get(name).elapsed_ms) {
-        best.set(name, {
-          kind: 'cell',
-          scenario: name,
-          runs: Number(await page.getAttribute(sel, 'data-runs')),
-          elapsed_ms: ms,
-          events: Number(await page.getAttribute(sel, 'data-events')),
-          busy_cpu_ns: Number(await page.getAttribute(sel, 'data-busy-cpu-ns')),
-        });
+      const r = await benchInPage(page, name);
+      if (!best.has(name) || r.elapsed_ms < best.get(name).elapsed_ms) {
+        best.set(name, { kind: 'cell', scenario: name, ...r });
       }
     }
   }

@@ -68,8 +68,8 @@ export function serve(root, { prefix = '/', cacheable = false } = {}) {
   });
 }
 
-/** Launches Chromium with a fresh profile; resolves to { context, close }. */
-export async function launch() {
+/** Launches Chromium with a fresh profile (and `extraArgs`); resolves to { context, close }. */
+export async function launch(extraArgs = []) {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: run \`cargo xtask setup\` (Debian's chromium package)`);
   }
@@ -77,7 +77,7 @@ export async function launch() {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
     viewport: { width: 1280, height: 900 },
   });
   return {
@@ -97,4 +97,28 @@ export function distDir() {
     throw new Error(`${dist}/index.html is missing: run \`cargo xtask dist\` (trunk build --release) first`);
   }
   return dist;
+}
+
+/**
+ * Runs the bench cell (or built-in scenario) `name` in the page's job worker
+ * (`window.schedlabBench(name)`) and waits for it; resolves to the `#bench-result` element's
+ * figures: { runs, elapsed_ms (the worker's own clock around the runs), events, busy_cpu_ns }.
+ */
+export async function benchInPage(page, name) {
+  const job = await page.evaluate((n) => window.schedlabBench(n), name);
+  if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
+  const sel = `#bench-result[data-job="${job}"]`;
+  await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, {
+    timeout: 10 * 60 * 1000,
+  });
+  if ((await page.getAttribute(sel, 'data-state')) !== 'done') {
+    throw new Error(`${name}: ${await page.textContent(sel)}`);
+  }
+  const figure = async (attr) => Number(await page.getAttribute(sel, attr));
+  return {
+    runs: await figure('data-runs'),
+    elapsed_ms: await figure('data-elapsed-ms'),
+    events: await figure('data-events'),
+    busy_cpu_ns: await figure('data-busy-cpu-ns'),
+  };
 }

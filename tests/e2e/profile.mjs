@@ -16,12 +16,8 @@
 // Prints one `PROFILE {json}` line per cell: { cell, runs, elapsed_ms (the runs' own clocks, in
 // the worker), functions: [[name, self ms over the runs], ...] } (every function sampled, idle
 // left out).
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, distDir, serve } from './lib.mjs';
+import { benchInPage, distDir, launch, serve } from './lib.mjs';
 
 const cells = (process.env.SCHEDLAB_PROFILE_CELLS || 'hikey960-asym-packing').split(',').filter((n) => n);
 const repeat = Number(process.env.SCHEDLAB_PROFILE_REPEAT || 3);
@@ -79,15 +75,10 @@ const port = await new Promise((resolve) => {
     probe.close(() => resolve(p));
   });
 });
-const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedlab-profile-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`],
-});
+const browser = await launch([`--remote-debugging-port=${port}`]);
 let cdp;
 try {
-  const page = await context.newPage();
+  const page = await browser.context.newPage();
   page.on('pageerror', (e) => console.error('page error:', String(e)));
   await page.goto(`${server.url}?autorun=0`);
   await page.waitForSelector('#controls[data-checking="false"] #run:not([disabled])', { timeout: 60000 });
@@ -102,19 +93,11 @@ try {
     await cdp.send('Profiler.setSamplingInterval', { interval: SAMPLING_US }, sessionId);
     sessions.push(sessionId);
   }
-  const bench = async (name) => {
-    const job = await page.evaluate((n) => window.schedlabBench(n), name);
-    if (!job) throw new Error(`schedlabBench('${name}') started nothing`);
-    const sel = `#bench-result[data-job="${job}"]`;
-    await page.waitForSelector(`${sel}[data-state="done"], ${sel}[data-state="failed"]`, { timeout: 10 * 60 * 1000 });
-    if ((await page.getAttribute(sel, 'data-state')) !== 'done') throw new Error(`${name}: ${await page.textContent(sel)}`);
-    return Number(await page.getAttribute(sel, 'data-elapsed-ms'));
-  };
   for (const cell of cells) {
-    await bench(cell); // V8's optimised code for this cell's functions, not profiled
+    await benchInPage(page, cell); // V8's optimised code for this cell's functions, not profiled
     for (const s of sessions) await cdp.send('Profiler.start', {}, s);
     let elapsed = 0;
-    for (let i = 0; i < repeat; i++) elapsed += await bench(cell);
+    for (let i = 0; i < repeat; i++) elapsed += (await benchInPage(page, cell)).elapsed_ms;
     const self = new Map();
     for (const s of sessions) selfTimes((await cdp.send('Profiler.stop', {}, s)).profile, self);
     const functions = [...self].sort((a, b) => b[1] - a[1]).map(([n, us]) => [n, us / 1000]);
@@ -123,7 +106,6 @@ try {
   }
 } finally {
   cdp?.close();
-  await context.close();
-  fs.rmSync(userDataDir, { recursive: true, force: true });
+  await browser.close();
   await server.close();
 }
