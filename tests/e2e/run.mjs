@@ -354,6 +354,25 @@ test('the bench hook reports elapsed ms (?bench=1)', async (ctx, base) => {
   await page.close();
 });
 
+test('the job worker\'s wasm, run in Node as `xtask profile --instr` runs it, simulates the CLI\'s events', async () => {
+  // `bench_named` (crates/schedlab-web/src/bin/worker.rs) through tests/e2e/wasm-instr.mjs, without
+  // callgrind: the export is there, touches no import, and its events are the native run's.
+  const cell = 'bench-hackbench-8';
+  const wasm = path.join(distDir(), 'worker_bg.wasm');
+  const out = spawnSync(process.execPath, [path.join(HERE, 'wasm-instr.mjs'), wasm, cell], { encoding: 'utf8' });
+  assert(out.status === 0, `wasm-instr.mjs ${cell} failed (${out.status}): ${out.stderr}`);
+  const line = out.stdout.split('\n').find((l) => l.startsWith('WASM_INSTR '));
+  assert(line, `no result line: ${out.stdout}`);
+  const wasmEvents = JSON.parse(line.slice('WASM_INSTR '.length)).events;
+  const cli = spawnSync(CLI, ['bench', cell, '--jobs', '1', '--format', 'json'], { encoding: 'utf8' });
+  assert(cli.status === 0, `schedlab bench ${cell} failed: ${cli.stderr}`);
+  const nativeEvents = JSON.parse(cli.stdout).events;
+  assert(wasmEvents === nativeEvents && wasmEvents > 1e6, `events: wasm ${wasmEvents}, native ${nativeEvents}`);
+  // A name that opens nothing fails with its reason, and exit code 1.
+  const bad = spawnSync(process.execPath, [path.join(HERE, 'wasm-instr.mjs'), wasm, 'no-such-cell'], { encoding: 'utf8' });
+  assert(bad.status === 1 && bad.stderr.includes('no-such-cell'), `no-such-cell: ${bad.status} ${bad.stderr}`);
+});
+
 // ---- Scenario editing (machine, workload, variants) and share links ---------------------------
 
 /** Opens an absolute URL (a share link) with the same error recording as `open`, held like it

@@ -9,6 +9,7 @@
 //! cargo xtask python                 only the Python package's checks (virtualenv, build, pytest; see python.rs)
 //! cargo xtask bench                  the issue-13 table: bench matrix x native/wasm, instructions, page timings (bench.rs)
 //! cargo xtask profile [CELL ...]     self time per function of bench cells, native (perf) beside wasm (V8) (profile.rs)
+//! cargo xtask profile --instr [CELL ...]   the same in instructions, both sides under callgrind (instr.rs)
 //! cargo xtask golden                 rewrite the built-ins' golden outputs with the release CLI
 //! cargo xtask fuzz [TARGET] [--seconds N]   the fuzz targets of fuzz/ (needs nightly; see fuzz.rs)
 //! cargo xtask lisa                   LISA's own parser reads a trace-cmd export (a venv under target/)
@@ -28,7 +29,9 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 mod bench;
+mod callgrind;
 mod fuzz;
+mod instr;
 mod lisa;
 mod profile;
 mod python;
@@ -89,7 +92,7 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|profile [CELL ...]|golden|fuzz|lisa>
+const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|dist|test|e2e|python|bench|profile [--instr] [CELL ...]|golden|fuzz|lisa>
   setup  install the wasm target, trunk, wasm-bindgen-cli, npm packages, Chromium (skips what is there)
   serve  setup, then trunk serve (default 127.0.0.1:8080)
   dist   setup, then trunk build --release into dist/ and print the bundle sizes
@@ -106,7 +109,9 @@ const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|di
          valgrind is there), page timings (E1 cold load, the E2 suite); see xtask/src/bench.rs
   profile [CELL ...]: each function's self time in bench cells (`schedlab bench --list`; default
          four), natively (perf) beside the page's job worker (V8's profiler, the worker's names
-         kept), to read the wasm/native gap function by function; see xtask/src/profile.rs
+         kept), to read the wasm/native gap function by function; see xtask/src/profile.rs.
+         --instr: instructions instead of time, both sides under callgrind (V8 in Node), exact
+         from run to run; 1-3 minutes a cell; see xtask/src/instr.rs
   golden rewrite crates/schedlab-cli/tests/golden/ with the release CLI's outputs (a result moved:
          say in the commit what and why; `cargo test -p schedlab-cli --test golden` compares)
   fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)

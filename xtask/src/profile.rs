@@ -24,6 +24,7 @@ use crate::{capture, cmd, header, Ctx, Result};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The cells profiled when none is named: a schedutil-bound sysbench, E1's sweep, the 96-CPU
@@ -39,22 +40,36 @@ const TOP: usize = 25;
 /// `perf record`'s sampling frequency (Hz).
 const PERF_HZ: &str = "10000";
 
-/// One side's self time per function (ms over one invocation of the cell), and that invocation's
-/// whole time.
+/// One side's self cost per function over one invocation of the cell, and that invocation's
+/// whole cost: ms of wall time, or millions of instructions (`--instr`).
 #[derive(Default)]
-struct Side {
-    total_ms: f64,
-    functions: BTreeMap<String, f64>,
+pub(crate) struct Side {
+    pub(crate) total: f64,
+    pub(crate) functions: BTreeMap<String, f64>,
+}
+
+/// What a [`Side`] counts.
+#[derive(Clone, Copy)]
+pub(crate) enum Unit {
+    /// ms of wall time (sampled).
+    Ms,
+    /// Millions of instructions (callgrind).
+    MInstr,
 }
 
 impl Ctx {
     pub(crate) fn profile(&self, args: &[String]) -> Result {
-        let cells: Vec<String> = if args.is_empty() {
+        let instr = args.iter().any(|a| a == "--instr");
+        let named: Vec<String> = args.iter().filter(|a| *a != "--instr").cloned().collect();
+        let cells: Vec<String> = if named.is_empty() {
             DEFAULT_CELLS.iter().map(|s| s.to_string()).collect()
         } else {
-            args.to_vec()
+            named
         };
         self.setup()?;
+        if instr {
+            return self.profile_instructions(&cells);
+        }
         let cli = self.build_release_cli()?;
         let cli = cli.as_str();
         let dir = self.target_dir.join("profile");
@@ -66,7 +81,7 @@ impl Ctx {
         for cell in &cells {
             match native_profile(cli, cell, &dir) {
                 Ok(side) => {
-                    println!("  {cell}: {:.1} ms", side.total_ms);
+                    println!("  {cell}: {:.1} ms", side.total);
                     native.insert(cell.clone(), side);
                 }
                 Err(e) => {
@@ -78,25 +93,7 @@ impl Ctx {
         }
         println!("--- [{n}] native: done");
 
-        // The page as shipped, with the worker's names: index.html rewritten into target/profile/
-        // (its paths made relative to there) with one more wasm-opt parameter.
-        let html = fs::read_to_string(self.root.join("index.html"))
-            .map_err(|e| format!("index.html: {e}"))?;
-        let html = profile_html(&html)?;
-        let html_path = dir.join("index.html");
-        fs::write(&html_path, html).map_err(|e| format!("{}: {e}", html_path.display()))?;
-        let dist = dir.join("dist");
-        let (html_arg, dist_arg) = (
-            html_path.to_str().ok_or("target/ is not UTF-8")?,
-            dist.to_str().ok_or("target/ is not UTF-8")?,
-        );
-        self.step(
-            "trunk build --release (the worker's names kept)",
-            cmd(
-                "trunk",
-                &["build", "--release", "--dist", dist_arg, html_arg],
-            ),
-        )?;
+        let dist = self.profile_page(&dir)?;
         let mut node = Command::new("node");
         if !node_has_websocket() {
             node.arg("--experimental-websocket");
@@ -117,7 +114,7 @@ impl Ctx {
                 };
                 let runs = v["runs"].as_f64().unwrap_or(1.0).max(1.0);
                 let mut side = Side {
-                    total_ms: v["elapsed_ms"].as_f64().unwrap_or(f64::NAN) / runs,
+                    total: v["elapsed_ms"].as_f64().unwrap_or(f64::NAN) / runs,
                     ..Side::default()
                 };
                 for f in v["functions"].as_array().into_iter().flatten() {
@@ -136,9 +133,36 @@ impl Ctx {
             println!("(no native columns: {e})\n");
         }
         for cell in &cells {
-            print!("{}", cell_table(cell, native.get(cell), wasm.get(cell)));
+            print!(
+                "{}",
+                cell_table(cell, native.get(cell), wasm.get(cell), Unit::Ms)
+            );
         }
         Ok(())
+    }
+
+    /// The page as shipped, with the worker's names (`wasm-opt -g`), built into `dir/dist`:
+    /// index.html rewritten into `dir` (its paths made relative to there) with one more wasm-opt
+    /// parameter. Returns the dist directory.
+    pub(crate) fn profile_page(&self, dir: &Path) -> Result<PathBuf> {
+        let html = fs::read_to_string(self.root.join("index.html"))
+            .map_err(|e| format!("index.html: {e}"))?;
+        let html = profile_html(&html)?;
+        let html_path = dir.join("index.html");
+        fs::write(&html_path, html).map_err(|e| format!("{}: {e}", html_path.display()))?;
+        let dist = dir.join("dist");
+        let (html_arg, dist_arg) = (
+            html_path.to_str().ok_or("target/ is not UTF-8")?,
+            dist.to_str().ok_or("target/ is not UTF-8")?,
+        );
+        self.step(
+            "trunk build --release (the worker's names kept)",
+            cmd(
+                "trunk",
+                &["build", "--release", "--dist", dist_arg, html_arg],
+            ),
+        )?;
+        Ok(dist)
     }
 }
 
@@ -225,7 +249,7 @@ fn native_profile(cli: &str, cell: &str, dir: &std::path::Path) -> Result<Side> 
     ))?;
     let total_ms = wall_s * 1e3;
     let mut side = Side {
-        total_ms,
+        total: total_ms,
         ..Side::default()
     };
     for (percent, name) in report.lines().filter_map(perf_line) {
@@ -244,7 +268,7 @@ fn perf_line(line: &str) -> Option<(f64, &str)> {
 
 /// A function's name as both sides can match it: the symbol hash (`::h` and 16 hex digits, in
 /// the worker's name section) and the core's crate prefix left out.
-fn function_name(name: &str) -> String {
+pub(crate) fn function_name(name: &str) -> String {
     let name = match name.rsplit_once("::h") {
         Some((head, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
             head
@@ -254,8 +278,17 @@ fn function_name(name: &str) -> String {
     name.replace("schedlab_core::", "")
 }
 
-/// One cell's rows: its [`TOP`] functions by wasm time (by native time without a wasm side).
-fn cell_table(cell: &str, native: Option<&Side>, wasm: Option<&Side>) -> String {
+/// One cell's rows: its [`TOP`] functions by wasm cost (by native cost without a wasm side).
+pub(crate) fn cell_table(
+    cell: &str,
+    native: Option<&Side>,
+    wasm: Option<&Side>,
+    unit: Unit,
+) -> String {
+    let (unit, what) = match unit {
+        Unit::Ms => ("ms", "self time, ms"),
+        Unit::MInstr => ("M instr", "self instructions, millions"),
+    };
     use std::fmt::Write;
     let mut s = String::new();
     let ratio = |w: f64, n: f64| {
@@ -266,18 +299,23 @@ fn cell_table(cell: &str, native: Option<&Side>, wasm: Option<&Side>) -> String 
         }
     };
     let (nt, wt) = (
-        native.map_or(f64::NAN, |n| n.total_ms),
-        wasm.map_or(f64::NAN, |w| w.total_ms),
+        native.map_or(f64::NAN, |n| n.total),
+        wasm.map_or(f64::NAN, |w| w.total),
     );
     let _ = writeln!(
         s,
-        "\n{cell}: native {nt:.1} ms, wasm {wt:.1} ms, wasm/native {}",
+        "\n{cell}: native {nt:.1} {unit}, wasm {wt:.1} {unit}, wasm/native {}",
         ratio(wt, nt)
     );
     let _ = writeln!(
         s,
         "{:<84} {:>9} {:>6} {:>9} {:>6} {:>7}",
-        "function (self time)", "native ms", "%", "wasm ms", "%", "wasm/n"
+        format!("function ({what})"),
+        "native",
+        "%",
+        "wasm",
+        "%",
+        "wasm/n"
     );
     let empty = BTreeMap::new();
     let nf = native.map_or(&empty, |n| &n.functions);
@@ -303,10 +341,11 @@ fn cell_table(cell: &str, native: Option<&Side>, wasm: Option<&Side>) -> String 
             "{short:<84} {} {} {:>7}",
             cell_of(nf.get(name), nt),
             cell_of(wf.get(name), wt),
-            ratio(
-                wf.get(name).copied().unwrap_or(0.0),
-                nf.get(name).copied().unwrap_or(0.0)
-            )
+            // A function the other side inlined nearly whole has a sliver left there: no ratio.
+            match (wf.get(name), nf.get(name)) {
+                (Some(&w), Some(&n)) if w >= wt / 1e3 && n >= nt / 1e3 => ratio(w, n),
+                _ => "-".into(),
+            }
         );
     }
     s
