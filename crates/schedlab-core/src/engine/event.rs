@@ -68,6 +68,8 @@ impl Ev {
         }
     }
 
+    /// The order as one number (native only: see [`Ev::cmp`]).
+    #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     pub(super) fn key(&self) -> u128 {
         (u128::from(self.t) << 64) | u128::from(self.tag)
@@ -82,8 +84,13 @@ impl PartialOrd for Ev {
 }
 
 impl Ord for Ev {
+    /// One `u128` compare natively (two instructions); on wasm32, `t` then `tag`: V8 compiles
+    /// `i64` pairs of a 128-bit compare into three compares, two `setcc` and a `cmov`.
     #[inline(always)]
     fn cmp(&self, other: &Ev) -> std::cmp::Ordering {
-        self.key().cmp(&other.key())
+        #[cfg(target_arch = "wasm32")]
+        return self.t.cmp(&other.t).then(self.tag.cmp(&other.tag));
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.key().cmp(&other.key());
     }
 }

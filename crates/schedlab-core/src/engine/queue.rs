@@ -161,9 +161,8 @@ impl General {
     /// latest end and moving each later event up one.
     #[inline(always)]
     fn insert_sorted(&mut self, ev: Ev) {
-        let key = ev.key();
         let mut i = self.tail;
-        while i > self.head && self.sorted[i - 1].key() > key {
+        while i > self.head && self.sorted[i - 1] > ev {
             self.sorted[i] = self.sorted[i - 1];
             i -= 1;
         }
