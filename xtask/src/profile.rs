@@ -11,6 +11,9 @@
 //!   its workers while the job worker runs the cell (tests/e2e/profile.mjs: one unprofiled run
 //!   for V8's tier-up, then `SCHEDLAB_PROFILE_REPEAT` runs, default 3).
 //!
+//! `--instr` counts instructions instead, both sides under callgrind, the same on every run
+//! (instr.rs): the tool to judge a change of a few percent on this shared machine.
+//!
 //! To see why one function is slower in the page: `node tests/e2e/wasm-code.mjs NAME` prints the
 //! code Node's V8 (older than Chromium's) optimises it to, from that build of the worker, to read
 //! beside `objdump -d` of the CLI.
