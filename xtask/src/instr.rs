@@ -60,7 +60,7 @@ impl Ctx {
                     let cell = &cells[i];
                     let out = dir.join(format!("{cell}.{}.callgrind", side_name(in_wasm)));
                     let r = if in_wasm {
-                        wasm_count(&script, &wasm, cell, &out)
+                        wasm_count(&script, &wasm, cell, &dir, &out)
                     } else {
                         native_count(&cli, cell, &out)
                     };
@@ -166,9 +166,9 @@ fn native_count(cli: &str, cell: &str, out: &Path) -> Result<Count> {
     Ok(Count { costs, events })
 }
 
-/// callgrind of Node running `cell` in the worker `wasm` (tests/e2e/wasm-instr.mjs): the second
-/// part of the output, each address named by V8's perf map.
-fn wasm_count(script: &Path, wasm: &Path, cell: &str, out: &Path) -> Result<Count> {
+/// callgrind of Node running `cell` in the worker `wasm` (tests/e2e/wasm-instr.mjs) in `dir`: the
+/// second part of the output, each address named by V8's perf map.
+fn wasm_count(script: &Path, wasm: &Path, cell: &str, dir: &Path, out: &Path) -> Result<Count> {
     let out_arg = format!("--callgrind-out-file={}", out.display());
     let mut command = Command::new("valgrind");
     command
@@ -187,7 +187,10 @@ fn wasm_count(script: &Path, wasm: &Path, cell: &str, out: &Path) -> Result<Coun
         ])
         .arg(script)
         .arg(wasm)
-        .arg(cell);
+        .arg(cell)
+        // `--perf-basic-prof` also has V8 write an `isolate-*-v8.log` into the current directory:
+        // target/profile/, not the checkout.
+        .current_dir(dir);
     let (stdout, pid) = valgrind_with_pid(&mut command)?;
     let events = stdout
         .lines()

@@ -17,7 +17,7 @@ fn main() {
 ///
 /// Not used by the page: `tests/e2e/wasm-instr.mjs` calls it in Node, with stub imports (it
 /// touches none: it is the core alone), under callgrind, to count the instructions V8's code of
-/// this very worker executes for a cell (`cargo xtask bench`'s repeatable wasm column). It lives in
+/// this very worker executes for a cell (`cargo xtask profile --instr`). It lives in
 /// the worker binary, not the library, so the page's wasm (which links the library) does not
 /// carry it.
 #[wasm_bindgen]
