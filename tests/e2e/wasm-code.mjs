@@ -10,18 +10,13 @@
 // `sugov_next_freq`; every function whose name contains it is printed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { instantiateWithStubs } from './wasm-stubs.mjs';
 
 const args = process.argv.slice(2);
 if (args[0] === '--instantiate') {
   // The child: compile and instantiate with stub imports (nothing runs), V8's flags doing the
   // printing.
-  const module = new WebAssembly.Module(fs.readFileSync(args[1]));
-  const imports = {};
-  for (const imp of WebAssembly.Module.imports(module)) {
-    imports[imp.module] ??= {};
-    if (imp.kind === 'function') imports[imp.module][imp.name] = () => { throw new Error('stub'); };
-  }
-  new WebAssembly.Instance(module, imports);
+  instantiateWithStubs(args[1]);
   process.exit(0);
 }
 const [file, name] = args.length >= 2 ? args : ['target/profile/dist/worker_bg.wasm', args[0]];

@@ -12,22 +12,14 @@
 // writes /tmp/perf-PID.map, where each wasm function's code lies, for the per-function counts.
 //
 // Prints `WASM_INSTR {"cell":...,"events":N}`; exits 1 when the cell does not run.
-import fs from 'node:fs';
+import { instantiateWithStubs } from './wasm-stubs.mjs';
 
 const [file, cell] = process.argv.slice(2);
 if (!file || !cell) {
   console.error('usage: node tests/e2e/wasm-instr.mjs WASM CELL');
   process.exit(2);
 }
-const module = new WebAssembly.Module(fs.readFileSync(file));
-const imports = {};
-for (const imp of WebAssembly.Module.imports(module)) {
-  imports[imp.module] ??= {};
-  if (imp.kind === 'function') {
-    imports[imp.module][imp.name] = () => { throw new Error(`the cell called the import ${imp.name}`); };
-  }
-}
-const wasm = new WebAssembly.Instance(module, imports).exports;
+const wasm = instantiateWithStubs(file);
 if (typeof wasm.bench_named !== 'function') {
   console.error(`${file} exports no bench_named: build the worker from this checkout`);
   process.exit(1);

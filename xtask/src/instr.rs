@@ -151,7 +151,7 @@ impl Count {
 /// callgrind of the CLI's run of `cell` on one thread.
 fn native_count(cli: &str, cell: &str, out: &Path) -> Result<Count> {
     let out_arg = format!("--callgrind-out-file={}", out.display());
-    let stdout = valgrind(
+    let (stdout, _) = valgrind(
         Command::new("valgrind")
             .args(["--tool=callgrind", &out_arg, cli])
             .args(["bench", cell, "--jobs", "1", "--format", "json"]),
@@ -191,7 +191,7 @@ fn wasm_count(script: &Path, wasm: &Path, cell: &str, dir: &Path, out: &Path) ->
         // `--perf-basic-prof` also has V8 write an `isolate-*-v8.log` into the current directory:
         // target/profile/, not the checkout.
         .current_dir(dir);
-    let (stdout, pid) = valgrind_with_pid(&mut command)?;
+    let (stdout, pid) = valgrind(&mut command)?;
     let events = stdout
         .lines()
         .find_map(|l| l.strip_prefix("WASM_INSTR "))
@@ -229,14 +229,9 @@ fn v8_code_name(code: &str) -> String {
     }
 }
 
-/// Runs `command` (a valgrind), returning its standard output.
-fn valgrind(command: &mut Command) -> Result<String> {
-    valgrind_with_pid(command).map(|(out, _)| out)
-}
-
 /// Runs `command` (a valgrind), returning its standard output and its process id (the id of the
-/// program valgrind runs: valgrind runs it in its own process).
-fn valgrind_with_pid(command: &mut Command) -> Result<(String, u32)> {
+/// program valgrind runs: valgrind runs it in its own process, and V8 names its perf map by it).
+fn valgrind(command: &mut Command) -> Result<(String, u32)> {
     let child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
