@@ -783,6 +783,8 @@ mod eas_tests;
 #[cfg(test)]
 mod eevdf_tests;
 #[cfg(test)]
+mod idle_span_tests;
+#[cfg(test)]
 mod lb_era_tests;
 #[cfg(test)]
 mod sis_tests;

@@ -134,6 +134,15 @@ impl World {
 
     /// `find_busiest_group()` (v6.8). Returns the busiest group, with `env.imbalance` set.
     pub(super) fn find_busiest_group(&mut self, env: &mut LbEnv) -> Option<usize> {
+        if self.idle_span(env) {
+            // No group has a task, and update_sd_pick_busiest() passes over a group without one
+            // first: no busiest. What update_sd_lb_stats() leaves behind is still done, in its
+            // order.
+            self.lbf_nohz_stats(env);
+            self.update_idle_cpu_scan(env);
+            self.update_sd_root_flags(env, false);
+            return None;
+        }
         let mut sds = self.update_sd_lb_stats(env);
         // v5.0+: an EAS root domain balances only while overutilized.
         if self.eas_balanced() {

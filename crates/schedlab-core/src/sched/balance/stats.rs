@@ -288,13 +288,32 @@ impl World {
                 sds.prefer_sibling = self.sd.domains[d].groups[b].flags & SD_PREFER_SIBLING != 0;
             }
         }
-        // At the root domain, refresh rd->overload (and rd->overutilized, EAS).
+        self.update_sd_root_flags(env, overload);
+        sds
+    }
+
+    /// The end of `update_sd_lb_stats()` (both balancers): at the root domain `rd->overload` is
+    /// rewritten (`overload`: some CPU of the span runs more than one task, or, v4.20+, a misfit
+    /// task), and under EAS (v5.0+) `SG_OVERUTILIZED` is rewritten there and only set below.
+    pub(in crate::sched) fn update_sd_root_flags(&mut self, env: &LbEnv, overload: bool) {
         let root = self.sd.per_cpu[env.dst_cpu].len() == env.level + 1;
         if root {
             self.rd_overload = overload;
         }
-        self.lb_update_overutilized(self.sd.domains[d].span, root);
-        sds
+        self.lb_update_overutilized(self.sd.domains[env.sd].span, root);
+    }
+
+    /// A shortcut of the simulator, not a kernel rule: whether every CPU this pass reads
+    /// (`env.cpus`) is idle, so that no group has a task and the pass ends balanced whatever the
+    /// groups' loads; their statistics then need not be summed (each balancer's
+    /// `find_busiest_group()` says why its pass ends there, and does what the statistics would
+    /// have left behind). Not when the decision log records each group's figures. The test is a
+    /// mask's; what it saves is the group loop of an idle CPU's pass over idle siblings, most of
+    /// a nohz idle balance on a large machine with few tasks (cascadelake-fi-kernbench: 17% of
+    /// its instructions). `sched::idle_span_tests` checks that a logged world, which takes the
+    /// whole pass, ends every such pass in the same state.
+    pub(in crate::sched) fn idle_span(&self, env: &LbEnv) -> bool {
+        self.log.is_none() && env.cpus.is_subset_of(&self.idle_mask)
     }
 
     /// `sibling_imbalance()` (v6.6+).

@@ -141,6 +141,15 @@ impl World {
 
     /// `find_busiest_group()` (v4.9-v5.4). Returns the busiest group with `env.imbalance` set.
     pub(super) fn find_busiest_group_v4(&mut self, env: &mut LbEnv) -> Option<Busiest> {
+        if self.idle_span(env) {
+            // No group has a task: `busiest->sum_nr_running == 0` ends the search at
+            // out_balanced. Only check_asym_packing() comes before that test, and the idle group
+            // it may return has no CPU find_busiest_queue() could take (an idle CPU's runnable
+            // load is 0 here), which ends the pass the same way. What update_sd_lb_stats()
+            // leaves behind is still done: no CPU of the span runs two tasks.
+            self.update_sd_root_flags(env, false);
+            return None;
+        }
         let mut sds = self.update_sd_lb_stats_v4(env);
         // v5.0+: an EAS root domain balances only while overutilized.
         if self.eas_balanced() {

@@ -264,12 +264,7 @@ impl World {
             sds.total_capacity += sgs.group_capacity;
             g = if g + 1 == ngroups { 0 } else { g + 1 };
         }
-        let root = self.sd.per_cpu[env.dst_cpu].len() == env.level + 1;
-        if root {
-            self.rd_overload = overload;
-        }
-        // SG_OVERUTILIZED (EAS, v5.0+).
-        self.lb_update_overutilized(self.sd.domains[d].span, root);
+        self.update_sd_root_flags(env, overload);
         sds
     }
 }
