@@ -295,6 +295,8 @@ impl World {
     /// The end of `update_sd_lb_stats()` (both balancers): at the root domain `rd->overload` is
     /// rewritten (`overload`: some CPU of the span runs more than one task, or, v4.20+, a misfit
     /// task), and under EAS (v5.0+) `SG_OVERUTILIZED` is rewritten there and only set below.
+    /// Inlined into its four callers, as [`World::update_idle_cpu_scan`].
+    #[inline(always)]
     pub(in crate::sched) fn update_sd_root_flags(&mut self, env: &LbEnv, overload: bool) {
         let root = self.sd.per_cpu[env.dst_cpu].len() == env.level + 1;
         if root {
