@@ -12,6 +12,7 @@ use super::balance::{group_classify, GroupType, SgStats};
 use super::{TaskId, World};
 use crate::domains::flags::*;
 use crate::kernel::{FindIdlest, NumaImbalance, RecentUsedCpu, WakeAffine};
+use crate::math64::mul_u64_u64_wide;
 
 /// Which path placed a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -547,7 +548,11 @@ impl World {
                     min_avg_load = avg_load;
                     idlest = Some(g);
                 } else if runnable_load < min_runnable_load.saturating_add(imbalance)
-                    && 100 * min_avg_load as u128 > imbalance_scale as u128 * avg_load as u128
+                    // The products in 128 bits, as math64 forms them: exact whatever the loads,
+                    // and on wasm32 without compiler-rt's `__multi3` (5% of V8's instructions on
+                    // cascadelake-fi-gitsource, whose forks and execs take this slow path).
+                    && mul_u64_u64_wide(100, min_avg_load)
+                        > mul_u64_u64_wide(imbalance_scale, avg_load)
                 {
                     min_avg_load = avg_load;
                     idlest = Some(g);
@@ -579,7 +584,8 @@ impl World {
             return None;
         }
         if this_runnable_load < min_runnable_load.saturating_add(imbalance)
-            && (100 * this_avg_load as u128) < imbalance_scale as u128 * min_avg_load as u128
+            && mul_u64_u64_wide(100, this_avg_load)
+                < mul_u64_u64_wide(imbalance_scale, min_avg_load)
         {
             return None;
         }
