@@ -579,6 +579,15 @@ fn a_bad_flag_a_bad_file_and_an_unknown_scenario_each_say_it_once_on_one_line() 
             "schedlab: unknown scenario 'no-such-scenario'; known: hikey960-asym-packing, "
                 .to_string(),
         ),
+        // A suite where one scenario is wanted: its members, not "unknown" beside a list that
+        // names it.
+        (
+            vec!["bench", "cascadelake-freq-invariance", "--runs", "1"],
+            1,
+            "schedlab: invalid scenario: 'cascadelake-freq-invariance' is a suite of \
+             cascadelake-fi-tbench, "
+                .to_string(),
+        ),
     ];
     for (args, code, start) in cases {
         let (got, out, err) = schedlab(&args);

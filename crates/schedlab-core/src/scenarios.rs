@@ -133,7 +133,15 @@ pub fn cover_letter_reports(name: &str) -> &'static [Quantity] {
     }
 }
 
+/// A built-in scenario. A suite's name is refused with its members named: `expand` opens a suite,
+/// and only `reproduce` runs one, where every other command takes a single scenario.
 pub fn builtin(name: &str) -> Result<Scenario> {
+    if let Some((_, members)) = SUITES.iter().find(|s| s.0 == name) {
+        return Err(Error::Scenario(format!(
+            "'{name}' is a suite of {}: name one of them (`reproduce` runs a whole suite)",
+            members.join(", ")
+        )));
+    }
     let b = BUILTIN
         .iter()
         .find(|b| b.name == name)
@@ -177,5 +185,12 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("cascadelake-freq-invariance"));
+        // A suite's name is known, but not as one scenario: the error names its members.
+        assert_eq!(
+            builtin("cascadelake-freq-invariance").unwrap_err().to_string(),
+            "invalid scenario: 'cascadelake-freq-invariance' is a suite of cascadelake-fi-tbench, \
+             cascadelake-fi-kernbench, cascadelake-fi-gitsource: name one of them (`reproduce` runs \
+             a whole suite)"
+        );
     }
 }
