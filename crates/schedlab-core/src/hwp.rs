@@ -221,15 +221,22 @@ pub struct HwpPick {
     pub floor_khz: u32,
     /// What the core asks for: the ramp, at least the floor, at most HWP max.
     pub requested_khz: u32,
-    /// What it gets: the request capped by the turbo bin of the package's active cores.
-    pub granted_khz: u32,
+    /// The core's clock domain.
+    pub fd: usize,
     pub reason: HwpReason,
 }
 
 impl HwpPick {
+    /// What the core gets: the request capped by the turbo bin of the package's active cores
+    /// now. Read on demand: the governor's update needs only the request (the clock applies the
+    /// cap itself), and the cap is a lookup in the package's bin table.
+    pub fn granted_khz(&self, w: &World) -> u32 {
+        self.requested_khz.min(w.hw_max_khz(self.fd))
+    }
+
     /// The turbo bin of the package's active cores is below the request.
-    pub fn turbo_capped(&self) -> bool {
-        self.granted_khz < self.requested_khz
+    pub fn turbo_capped(&self, w: &World) -> bool {
+        self.granted_khz(w) < self.requested_khz
     }
 }
 
@@ -244,14 +251,14 @@ impl World {
     }
 
     fn hwp_activity(&self, core: usize, busy: bool) -> u64 {
-        let half_life = self.hwp_spec(core).activity_half_life_us * 1000;
-        let c = self.hwp.cores[core];
-        activity_after(c.activity, busy, self.now - c.since, half_life)
+        self.hwp_activity_of(core, busy, self.hwp_spec(core))
     }
 
-    /// The core's activity now (Q30), read without changing the state.
-    pub fn hwp_activity_now(&self, core: usize) -> u64 {
-        self.hwp_activity(core, self.hwp_core_is_busy(core))
+    /// [`World::hwp_activity`] with the core's spec already at hand.
+    fn hwp_activity_of(&self, core: usize, busy: bool, spec: &HwpSpec) -> u64 {
+        let half_life = spec.activity_half_life_us * 1000;
+        let c = self.hwp.cores[core];
+        activity_after(c.activity, busy, self.now - c.since, half_life)
     }
 
     /// Core `core` just changed between busy and idle (`was_busy` before): integrate its activity
@@ -358,18 +365,22 @@ impl World {
         }
     }
 
-    /// The hardware's choice for `cpu`'s core now (see the module doc), with its parts.
+    /// The hardware's choice for `cpu`'s core now (see the module doc), with its parts. Each
+    /// input is read once (the core's spec, its domain's limits): this runs on every
+    /// `cpufreq_update_util()` of an HWP machine.
     pub fn hwp_pick(&self, cpu: usize) -> HwpPick {
         let core = self.topo.cpus[cpu].core;
         let fd = self.topo.cpus[cpu].freq_domain;
         let dom = &self.topo.freq_domains[fd];
         let (lo, hi) = (dom.min_khz(), dom.peak_khz());
-        let activity = self.hwp_activity_now(core);
-        let target = self.hwp_spec(core).target_activity(self.config.hwp_epp);
+        let spec = self.hwp_spec(core);
+        let activity = self.hwp_activity_of(core, self.hwp_core_is_busy(core), spec);
+        let target = spec.target_activity(self.config.hwp_epp);
         let level = (activity * 1024 / target).min(ACT_ONE);
         let ramp = lo as u64 + (((hi - lo) as u64 * level) >> 30);
         let ramp_khz = self.hwp_pstate_at_or_below(fd, ramp);
-        let (min_limit, _, _) = self.hwp_limits(cpu);
+        // hwp_limits()'s min: `cpu`'s domain is `fd`.
+        let min_limit = lo / PSTATE_SCALING_KHZ;
         let floor_ratio = (self.topo.core_cpus.get(core))
             .map(|t| self.hwp.cpus[t].boost_min.max(min_limit))
             .max()
@@ -382,7 +393,7 @@ impl World {
             ramp_khz,
             floor_khz,
             requested_khz,
-            granted_khz: requested_khz.min(self.hw_max_khz(fd)),
+            fd,
             reason: if floor_khz > ramp_khz {
                 HwpReason::DynamicBoost
             } else {

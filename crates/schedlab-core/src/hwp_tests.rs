@@ -54,11 +54,11 @@ fn a_busy_core_reaches_its_peak_two_half_lives_after_idle_and_decays_once_idle()
     w.now = 20 * NSEC_PER_MSEC + 100_000;
     assert_eq!(mhz(&w, 0), 3900);
     // One active core: the 2-core bin grants it. With 24 active cores the hardware caps it.
-    assert_eq!(w.hwp_pick(0).granted_khz, 3_900_000);
+    assert_eq!(w.hwp_pick(0).granted_khz(&w), 3_900_000);
     w.active_cores[0] = 24;
     let p = w.hwp_pick(0);
-    assert_eq!((p.requested_khz, p.granted_khz), (3_900_000, 3_100_000));
-    assert!(p.turbo_capped());
+    assert_eq!((p.requested_khz, p.granted_khz(&w)), (3_900_000, 3_100_000));
+    assert!(p.turbo_capped(&w));
     w.active_cores[0] = 1;
     // Idle from 20 ms: activity halves every 10 ms. 30 ms: 0.375 -> 2446 -> 2400 MHz; 60 ms:
     // 0.047 -> 1181 -> 1100 MHz.
