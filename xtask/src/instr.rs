@@ -19,6 +19,11 @@
 //!
 //! Under callgrind Node runs ~40 times slower: a cell takes 1-3 minutes (most of it compiling the
 //! worker), two at a time.
+//!
+//! A cell may also be a scenario file (`*.json`, as `schedlab show` writes it): `schedlab bench
+//! FILE` natively, and the worker is handed the file's text. Cut a long built-in down to the
+//! variants and sweep points in question (all of `cascadelake-fi-tbench` is ~78 G instructions
+//! natively, over an hour in V8 under callgrind).
 
 use crate::callgrind::{self_costs, PerfMap, SelfCosts};
 use crate::profile::{cell_table, function_name, Side, Unit};
@@ -58,7 +63,11 @@ impl Ctx {
                         return;
                     };
                     let cell = &cells[i];
-                    let out = dir.join(format!("{cell}.{}.callgrind", side_name(in_wasm)));
+                    let out = dir.join(format!(
+                        "{}.{}.callgrind",
+                        out_stem(cell),
+                        side_name(in_wasm)
+                    ));
                     let r = if in_wasm {
                         wasm_count(&script, &wasm, cell, &dir, &out)
                     } else {
@@ -119,6 +128,21 @@ impl Ctx {
     }
 }
 
+/// A cell's name in its output files: a scenario file's stem, else the cell itself.
+fn out_stem(cell: &str) -> String {
+    match is_scenario_file(cell) {
+        true => Path::new(cell)
+            .file_stem()
+            .map_or("scenario".into(), |s| s.to_string_lossy().into_owned()),
+        false => cell.to_string(),
+    }
+}
+
+/// Whether `cell` names a scenario file rather than a bench cell or a built-in.
+fn is_scenario_file(cell: &str) -> bool {
+    cell.ends_with(".json")
+}
+
 fn side_name(in_wasm: bool) -> &'static str {
     if in_wasm {
         "wasm"
@@ -169,6 +193,11 @@ fn native_count(cli: &str, cell: &str, out: &Path) -> Result<Count> {
 /// callgrind of Node running `cell` in the worker `wasm` (tests/e2e/wasm-instr.mjs) in `dir`: the
 /// second part of the output, each address named by V8's perf map.
 fn wasm_count(script: &Path, wasm: &Path, cell: &str, dir: &Path, out: &Path) -> Result<Count> {
+    // The worker opens a scenario file from its text (Node runs in `dir`: the path is read here).
+    let arg = match is_scenario_file(cell) {
+        true => fs::read_to_string(cell).map_err(|e| format!("{cell}: {e}"))?,
+        false => cell.to_string(),
+    };
     let out_arg = format!("--callgrind-out-file={}", out.display());
     let mut command = Command::new("valgrind");
     command
@@ -187,7 +216,7 @@ fn wasm_count(script: &Path, wasm: &Path, cell: &str, dir: &Path, out: &Path) ->
         ])
         .arg(script)
         .arg(wasm)
-        .arg(cell)
+        .arg(&arg)
         // `--perf-basic-prof` also has V8 write an `isolate-*-v8.log` into the current directory:
         // target/profile/, not the checkout.
         .current_dir(dir);

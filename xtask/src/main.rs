@@ -111,7 +111,8 @@ const USAGE: &str = "usage: cargo xtask <setup|serve [--port N] [--address A]|di
          four), natively (perf) beside the page's job worker (V8's profiler, the worker's names
          kept), to read the wasm/native gap function by function; see xtask/src/profile.rs.
          --instr: instructions instead of time, both sides under callgrind (V8 in Node), exact
-         from run to run; 1-3 minutes a cell; see xtask/src/instr.rs
+         from run to run; 1-3 minutes a cell; a cell may be a scenario file (*.json) to
+         profile part of a long built-in; see xtask/src/instr.rs
   golden rewrite crates/schedlab-cli/tests/golden/ with the release CLI's outputs (a result moved:
          say in the commit what and why; `cargo test -p schedlab-cli --test golden` compares)
   fuzz   [TARGET] [--seconds N] [--keep-going]: run the fuzz targets (default all, 60 s each)

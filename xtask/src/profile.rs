@@ -69,6 +69,14 @@ impl Ctx {
         } else {
             named
         };
+        if !instr {
+            if let Some(file) = cells.iter().find(|c| c.ends_with(".json")) {
+                return Err(format!(
+                    "{file}: a scenario file is profiled with --instr only (the sampled profile \
+                     drives the page, which opens cells by name)"
+                ));
+            }
+        }
         self.setup()?;
         if instr {
             return self.profile_instructions(&cells);

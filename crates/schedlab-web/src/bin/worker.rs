@@ -1,6 +1,6 @@
 //! The Web Worker's entry point (trunk: `data-bin="worker" data-type="worker"`).
 
-use schedlab_core::experiment::Plan;
+use schedlab_core::experiment::{Plan, Scenario};
 use schedlab_web::protocol::Opening;
 use wasm_bindgen::prelude::wasm_bindgen;
 use yew_agent::Registrable;
@@ -12,8 +12,9 @@ fn main() {
 }
 
 /// Every run of the scenario named `name` (a bench cell, a check or a built-in, as `?scenario=`
-/// opens it), one after another; returns the events simulated, or -1 when the name opens nothing
-/// or a run fails.
+/// opens it), or of the scenario file whose JSON text `name` is (it starts with `{`), one after
+/// another; returns the events simulated, or -1 when the name opens nothing, the file does not
+/// parse, or a run fails.
 ///
 /// Not used by the page: `tests/e2e/wasm-instr.mjs` calls it in Node, with stub imports (it
 /// touches none: it is the core alone), under callgrind, to count the instructions V8's code of
@@ -22,15 +23,17 @@ fn main() {
 /// carry it.
 #[wasm_bindgen]
 pub fn bench_named(name: &str) -> f64 {
-    let opening = Opening::Named {
-        name: name.to_string(),
-        runs: None,
-        seed: None,
-    };
-    let Ok(plan) = opening
+    let scenario = if name.trim_start().starts_with('{') {
+        Scenario::from_json(name).map_err(|e| e.to_string())
+    } else {
+        Opening::Named {
+            name: name.to_string(),
+            runs: None,
+            seed: None,
+        }
         .open()
-        .and_then(|s| Plan::new(&s).map_err(|e| e.to_string()))
-    else {
+    };
+    let Ok(plan) = scenario.and_then(|s| Plan::new(&s).map_err(|e| e.to_string())) else {
         return -1.0;
     };
     let mut events = 0u64;
