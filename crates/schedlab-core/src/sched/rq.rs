@@ -104,6 +104,7 @@ impl World {
     }
 
     /// The clock PELT reads on `cpu`, and how contributions are scaled.
+    #[inline(always)]
     fn pelt_clock(&mut self, cpu: usize) -> (u64, Scale) {
         // The rq is idle only when it runs the idle task (`is_idle_task(rq->curr)`), that is when
         // nothing is queued: between put_prev and set_next of a switch it is still busy.
@@ -127,27 +128,41 @@ impl World {
 
     /// `update_load_avg(cfs_rq, se)`: age the task (if given, and on this rq) and the cfs_rq to now.
     /// The inputs are those that held since the last update, so this must run before any change.
+    #[inline(never)]
     pub fn update_load_avg(&mut self, cpu: usize, task: Option<TaskId>) {
         let (now, scale) = self.pelt_clock(cpu);
         if let Some(t) = task {
-            let on_rq = self.task_on_rq(t) && self.tasks[t].cpu == cpu;
-            let runnable = on_rq && self.se_runnable_delayed(t);
-            let running = self.rqs[cpu].curr == Some(t);
-            let w = self.tasks[t].weight;
-            let path = self.config.pelt_update;
-            let decayed = self.tasks[t].avg.update(
-                now,
-                w,
-                u64::from(on_rq),
-                u64::from(runnable),
-                running,
-                scale,
-                path,
-            );
-            if decayed {
-                self.trace_pelt_se(cpu, t);
-            }
+            self.update_se_load_avg(cpu, t, now, scale);
         }
+        self.update_cfs_rq_load_avg(cpu, now, scale);
+    }
+
+    /// `__update_load_avg_se()`: task `t`'s half of [`World::update_load_avg`], at the PELT
+    /// clock `now` [`World::pelt_clock`] gave.
+    #[inline(always)]
+    fn update_se_load_avg(&mut self, cpu: usize, t: TaskId, now: u64, scale: Scale) {
+        let on_rq = self.task_on_rq(t) && self.tasks[t].cpu == cpu;
+        let runnable = on_rq && self.se_runnable_delayed(t);
+        let running = self.rqs[cpu].curr == Some(t);
+        let w = self.tasks[t].weight;
+        let path = self.config.pelt_update;
+        let decayed = self.tasks[t].avg.update(
+            now,
+            w,
+            u64::from(on_rq),
+            u64::from(runnable),
+            running,
+            scale,
+            path,
+        );
+        if decayed {
+            self.trace_pelt_se(cpu, t);
+        }
+    }
+
+    /// `update_cfs_rq_load_avg()`: the cfs_rq's half of [`World::update_load_avg`].
+    #[inline(always)]
+    fn update_cfs_rq_load_avg(&mut self, cpu: usize, now: u64, scale: Scale) {
         let path = self.config.pelt_update;
         // v6.13+: the cfs_rq's runnable count leaves delayed tasks out (h_nr_delayed).
         let runnable = (self.rqs[cpu].nr_running - self.cfs_delayed_not_runnable(cpu)) as u64;
@@ -359,7 +374,10 @@ impl World {
             self.uclamp_rq_inc(cpu, t);
         }
         self.update_curr(cpu);
-        self.update_load_avg(cpu, None);
+        // The cfs_rq is aged to now first; a task woken in place is aged below, at the same
+        // clock (nothing between changes it: the clock, curr and the queue are as they were).
+        let (now, scale) = self.pelt_clock(cpu);
+        self.update_cfs_rq_load_avg(cpu, now, scale);
         let from = self.tasks[t].cpu;
         if from != cpu {
             // migrate_task_rq_fair(): vruntime relative to the old queue, then to the new one. The
@@ -390,8 +408,9 @@ impl World {
                 if migrated {
                     self.attach_entity_load_avg(cpu, t);
                 } else {
-                    // Decay the sleeping task to now before it counts again.
-                    self.update_load_avg(cpu, Some(t));
+                    // Decay the sleeping task to now before it counts again. The cfs_rq half of
+                    // update_load_avg() would find its clock where it is, and do nothing.
+                    self.update_se_load_avg(cpu, t, now, scale);
                 }
                 if eevdf {
                     self.place_entity_eevdf(cpu, t, false);
