@@ -331,3 +331,42 @@ fn the_pstate_search_finds_the_highest_pstate_at_or_below() {
         }
     }
 }
+
+/// `decay_q32()` multiplies by the set bits' half powers only: the same value, to the bit, as
+/// the product over all ten bits of the fraction in order (each truncated to Q32), for every
+/// fraction and every whole number of half-lives, and known points of 2^-x.
+#[test]
+fn decay_q32_equals_the_product_over_every_bit_of_the_fraction() {
+    fn every_bit(dt: Nanos, half_life: Nanos) -> u64 {
+        let n = dt / half_life;
+        if n >= 32 {
+            return 0;
+        }
+        let frac = (dt % half_life) * 1024 / half_life;
+        let mut d = (1u64 << 32) >> n;
+        for (j, p) in HALF_POWERS_Q32.iter().enumerate() {
+            if frac & (512 >> j) != 0 {
+                d = (d * p) >> 32;
+            }
+        }
+        d
+    }
+    let half_life = 1024 * 977;
+    for n in 0..33 {
+        for frac in 0..1024 {
+            let dt = n * half_life + frac * 977;
+            assert_eq!(
+                decay_q32(dt, half_life),
+                every_bit(dt, half_life),
+                "n {n}, frac {frac}"
+            );
+        }
+    }
+    // 2^0, 2^-1, 2^-1.5 (frac 512: one factor, 2^-0.5 = 3037000500 / 2^32).
+    assert_eq!(decay_q32(0, half_life), 1 << 32);
+    assert_eq!(decay_q32(half_life, half_life), 1 << 31);
+    assert_eq!(
+        decay_q32(half_life + half_life / 2, half_life),
+        3_037_000_500 >> 1
+    );
+}
