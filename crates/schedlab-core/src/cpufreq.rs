@@ -104,9 +104,7 @@ impl World {
         // The OPPs and the ratios above them (reference/step + 1 ..= peak/step, none when peak
         // == reference, without turbo bins), sorted and free of repeats (`FreqDomain::new`): the
         // lowest entry at or above target is the first one.
-        let p = dom.pstates_khz();
-        let at = p.partition_point(|&f| (f as u64) < target);
-        p.get(at).copied().unwrap_or(dom.peak_khz())
+        dom.pstates().at_or_above(target, dom.peak_khz())
     }
 
     /// Re-evaluates `cpu`'s policy (`cpufreq_update_util(rq, flags)`) and applies the result.

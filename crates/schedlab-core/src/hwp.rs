@@ -356,17 +356,12 @@ impl World {
     }
 
     /// The highest P-state of `fd` at or below `khz` (OPPs, then 100 MHz ratios up to the peak),
-    /// else the lowest: a binary search of [`FreqDomain::pstates_khz`], which holds those
-    /// P-states sorted.
+    /// else the lowest: a search of [`FreqDomain::pstates`], which holds those P-states sorted.
     ///
-    /// [`FreqDomain::pstates_khz`]: crate::topology::FreqDomain::pstates_khz
+    /// [`FreqDomain::pstates`]: crate::topology::FreqDomain::pstates
     fn hwp_pstate_at_or_below(&self, fd: usize, khz: u64) -> u32 {
         let dom = &self.topo.freq_domains[fd];
-        let p = dom.pstates_khz();
-        match p.partition_point(|&f| f as u64 <= khz) {
-            0 => dom.min_khz(),
-            n => p[n - 1],
-        }
+        dom.pstates().at_or_below(khz, dom.min_khz())
     }
 
     /// The hardware's choice for `cpu`'s core now (see the module doc), with its parts. Each

@@ -5,6 +5,9 @@
 //! validated into a [`Topology`], the indexed form the engine uses. Presets live in [`presets`].
 
 pub mod presets;
+mod pstates;
+
+pub use pstates::PStates;
 
 use crate::cpufreq::CpufreqDriverSpec;
 use crate::cpulists::CpuLists;
@@ -187,8 +190,8 @@ pub struct FreqDomain {
     max_khz_by_active: Vec<u32>,
     /// Every P-state HWP may pick, ascending and without repeats: the OPPs, then each
     /// [`PSTATE_SCALING_KHZ`] ratio above the reference frequency up to the peak (see
-    /// [`FreqDomain::pstates_khz`]).
-    pstates_khz: Vec<u32>,
+    /// [`FreqDomain::pstates`]).
+    pstates: PStates,
 }
 
 impl FreqDomain {
@@ -226,7 +229,7 @@ impl FreqDomain {
             opps_khz,
             turbo_bins,
             max_khz_by_active,
-            pstates_khz,
+            pstates: PStates::new(pstates_khz),
         }
     }
 
@@ -234,7 +237,12 @@ impl FreqDomain {
     /// the 100 MHz ratios above the reference frequency up to the single-core turbo (none
     /// without turbo bins). Built once: HWP reads it on every frequency update.
     pub fn pstates_khz(&self) -> &[u32] {
-        &self.pstates_khz
+        self.pstates.as_slice()
+    }
+
+    /// [`FreqDomain::pstates_khz`], with the searches the governors make of them.
+    pub fn pstates(&self) -> &PStates {
+        &self.pstates
     }
 
     /// The highest non-turbo OPP: the frequency at which a CPU delivers its `capacity_orig`.
