@@ -49,6 +49,7 @@
 
 use crate::kernel::Governor;
 use crate::sched::World;
+use crate::topology::Topology;
 use crate::units::Nanos;
 use serde::{Deserialize, Serialize};
 
@@ -188,17 +189,28 @@ pub struct HwpCpu {
 }
 
 /// The HWP model's state: per core (the hardware) and per CPU (the driver).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct HwpState {
     pub cores: Vec<HwpCore>,
     pub cpus: Vec<HwpCpu>,
+    /// Each core's parameters (its cluster's [`HwpSpec`]), looked up once: every frequency
+    /// update of an HWP machine reads them.
+    specs: Vec<HwpSpec>,
 }
 
 impl HwpState {
-    pub fn new(ncores: usize, ncpus: usize) -> HwpState {
+    pub fn new(topo: &Topology) -> HwpState {
+        let ncores = topo.cores.len();
+        let specs = (0..ncores)
+            .map(|core| {
+                let cpu = topo.core_cpus.get(core).next().unwrap_or(0);
+                topo.spec.clusters[topo.cpus[cpu].cluster].hwp
+            })
+            .collect();
         HwpState {
             cores: vec![HwpCore::default(); ncores],
-            cpus: vec![HwpCpu::default(); ncpus],
+            cpus: vec![HwpCpu::default(); topo.nr_cpus()],
+            specs,
         }
     }
 }
@@ -245,13 +257,8 @@ impl HwpPick {
 }
 
 impl World {
-    fn hwp_core_is_busy(&self, core: usize) -> bool {
-        (self.topo.core_cpus.get(core)).any(|i| self.busy_since[i].is_some())
-    }
-
     fn hwp_spec(&self, core: usize) -> &HwpSpec {
-        let cpu = self.topo.core_cpus.get(core).next().unwrap_or(0);
-        &self.topo.spec.clusters[self.topo.cpus[cpu].cluster].hwp
+        &self.hwp.specs[core]
     }
 
     fn hwp_activity(&self, core: usize, busy: bool) -> u64 {
@@ -373,7 +380,7 @@ impl World {
         let dom = &self.topo.freq_domains[fd];
         let (lo, hi) = (dom.min_khz(), dom.peak_khz());
         let spec = self.hwp_spec(core);
-        let activity = self.hwp_activity_of(core, self.hwp_core_is_busy(core), spec);
+        let activity = self.hwp_activity_of(core, self.core_busy(core), spec);
         let target = spec.target_activity(self.config.hwp_epp);
         let level = (activity * 1024 / target).min(ACT_ONE);
         let ramp = lo as u64 + (((hi - lo) as u64 * level) >> 30);

@@ -482,6 +482,7 @@ impl World {
         let ncores = topo.cores.len();
         let npackages = topo.packages.len();
         let nclusters = topo.spec.clusters.len();
+        let hwp = crate::hwp::HwpState::new(&topo);
         let group_imbalance = sd
             .domains
             .iter()
@@ -587,7 +588,7 @@ impl World {
             idle: Default::default(),
             active_cores: vec![0; npackages],
             turbo,
-            hwp: crate::hwp::HwpState::new(ncores, n),
+            hwp,
             counters: Counters::default(),
             log: None,
             balance_moves: None,
