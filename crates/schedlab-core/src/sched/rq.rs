@@ -128,6 +128,9 @@ impl World {
 
     /// `update_load_avg(cfs_rq, se)`: age the task (if given, and on this rq) and the cfs_rq to now.
     /// The inputs are those that held since the last update, so this must run before any change.
+    ///
+    /// Out of line, with its two halves and the clock inlined into it and into `enqueue_task()`:
+    /// left to the inliner, the split moved its budget elsewhere (E1 +0.8% instructions).
     #[inline(never)]
     pub fn update_load_avg(&mut self, cpu: usize, task: Option<TaskId>) {
         let (now, scale) = self.pelt_clock(cpu);
