@@ -345,6 +345,10 @@ pub struct World {
     pub rd_overutilized: bool,
     /// The last feec evaluation's figures, for the wake-up's decision (traced runs only).
     pub eas_log: Option<log::EasLog>,
+    /// `max_load_balance_interval` (fair.c, `update_max_interval()`: `HZ * num_online_cpus() /
+    /// 10` jiffies, set when CPUs come online), at least 1: the cap of
+    /// `get_sd_balance_interval()`.
+    pub max_load_balance_interval: u64,
     /// `nohz.next_balance` in jiffies.
     pub nohz_next_balance: u64,
     /// `nohz.has_blocked`: some tickless idle CPU may have blocked load to decay.
@@ -483,6 +487,7 @@ impl World {
         let npackages = topo.packages.len();
         let nclusters = topo.spec.clusters.len();
         let hwp = crate::hwp::HwpState::new(&topo);
+        let max_load_balance_interval = (config.hz as u64 * n as u64 / 10).max(1);
         let group_imbalance = sd
             .domains
             .iter()
@@ -567,6 +572,7 @@ impl World {
             eas_off,
             rd_overutilized: false,
             eas_log: None,
+            max_load_balance_interval,
             nohz_next_balance: 0,
             nohz_has_blocked: false,
             nohz_next_blocked: 0,

@@ -612,3 +612,22 @@ fn jiffies_follow_now_in_whole_ticks() {
         assert_eq!(w.jiffies(), now / tick, "now {now}, read again");
     }
 }
+
+/// `get_sd_balance_interval()` caps at `max_load_balance_interval`, `HZ * num_online_cpus() /
+/// 10` jiffies (`update_max_interval()`): 96 CPUs at HZ 250 wait at most 2400 jiffies (9.6 s),
+/// 8 CPUs 200. A short interval is converted from ms, less one jiffy when busy.
+#[test]
+fn the_balance_interval_is_capped_by_max_load_balance_interval() {
+    for (machine, cpus) in [("cascadelake-8260l", 96u64), ("hikey960", 8)] {
+        let mut w = world(machine, "v5.2", &[]);
+        let cap = w.config.hz as u64 * cpus / 10;
+        assert_eq!(w.max_load_balance_interval, cap, "{machine}");
+        let top = w.sd.per_cpu[0].len() - 1;
+        w.sd_state_mut(0, top).balance_interval = 1_000_000;
+        assert_eq!(w.get_sd_balance_interval(0, top, false), cap, "{machine}");
+        assert_eq!(w.get_sd_balance_interval(0, top, true), cap, "{machine}");
+        w.sd_state_mut(0, 0).balance_interval = 8;
+        let j = w.msecs_to_jiffies(8);
+        assert_eq!(w.get_sd_balance_interval(0, 0, false), j, "{machine}");
+    }
+}

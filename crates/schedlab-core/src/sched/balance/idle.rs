@@ -13,7 +13,12 @@ use crate::sched::World;
 
 impl World {
     /// `get_sd_balance_interval()` in jiffies.
-    fn get_sd_balance_interval(&self, cpu: usize, level: usize, busy: bool) -> u64 {
+    pub(in crate::sched) fn get_sd_balance_interval(
+        &self,
+        cpu: usize,
+        level: usize,
+        busy: bool,
+    ) -> u64 {
         let mut interval = self.sd_state(cpu, level).balance_interval;
         if busy {
             interval *= self.sd.domains[self.sd.per_cpu[cpu][level]].busy_factor as u64;
@@ -22,8 +27,7 @@ impl World {
         if busy {
             j = j.saturating_sub(1);
         }
-        let max_lb = (self.config.hz as u64 * self.nr_cpus() as u64 / 10).max(1);
-        j.clamp(1, max_lb)
+        j.clamp(1, self.max_load_balance_interval)
     }
 
     /// `rebalance_domains()`: balance each level whose interval has passed, bottom up.
