@@ -11,6 +11,7 @@
 // part of the output is the cell's, without Node's start or the compilation. `--perf-basic-prof`
 // writes /tmp/perf-PID.map, where each wasm function's code lies, for the per-function counts.
 //
+// CELL is a bench cell or built-in name, or a scenario file's JSON text (instr.rs reads the file).
 // Prints `WASM_INSTR {"cell":...,"events":N}`; exits 1 when the cell does not run.
 import { instantiateWithStubs } from './wasm-stubs.mjs';
 
