@@ -130,16 +130,16 @@ impl Ctx {
 
 /// A cell's name in its output files: a scenario file's stem, else the cell itself.
 fn out_stem(cell: &str) -> String {
-    match is_scenario_file(cell) {
-        true => Path::new(cell)
-            .file_stem()
-            .map_or("scenario".into(), |s| s.to_string_lossy().into_owned()),
-        false => cell.to_string(),
+    if !is_scenario_file(cell) {
+        return cell.to_string();
     }
+    Path::new(cell)
+        .file_stem()
+        .map_or("scenario".into(), |s| s.to_string_lossy().into_owned())
 }
 
 /// Whether `cell` names a scenario file rather than a bench cell or a built-in.
-fn is_scenario_file(cell: &str) -> bool {
+pub(crate) fn is_scenario_file(cell: &str) -> bool {
     cell.ends_with(".json")
 }
 
@@ -194,9 +194,10 @@ fn native_count(cli: &str, cell: &str, out: &Path) -> Result<Count> {
 /// second part of the output, each address named by V8's perf map.
 fn wasm_count(script: &Path, wasm: &Path, cell: &str, dir: &Path, out: &Path) -> Result<Count> {
     // The worker opens a scenario file from its text (Node runs in `dir`: the path is read here).
-    let arg = match is_scenario_file(cell) {
-        true => fs::read_to_string(cell).map_err(|e| format!("{cell}: {e}"))?,
-        false => cell.to_string(),
+    let arg = if is_scenario_file(cell) {
+        fs::read_to_string(cell).map_err(|e| format!("{cell}: {e}"))?
+    } else {
+        cell.to_string()
     };
     let out_arg = format!("--callgrind-out-file={}", out.display());
     let mut command = Command::new("valgrind");

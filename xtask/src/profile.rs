@@ -70,7 +70,7 @@ impl Ctx {
             named
         };
         if !instr {
-            if let Some(file) = cells.iter().find(|c| c.ends_with(".json")) {
+            if let Some(file) = cells.iter().find(|c| crate::instr::is_scenario_file(c)) {
                 return Err(format!(
                     "{file}: a scenario file is profiled with --instr only (the sampled profile \
                      drives the page, which opens cells by name)"
