@@ -5,6 +5,7 @@ use super::super::balance::{CpuIdleType, GroupType, LbEnv};
 use super::super::log::GroupLog;
 use super::super::World;
 use crate::domains::flags::*;
+use crate::domains::{SchedDomain, SchedGroup};
 use crate::units::SCHED_CAPACITY_SCALE;
 
 /// `struct sg_lb_stats` before v5.5.
@@ -90,11 +91,11 @@ impl World {
     pub(super) fn update_sg_lb_stats_v4(
         &self,
         env: &LbEnv,
-        group: usize,
+        dom: &SchedDomain,
+        g: &SchedGroup,
+        group_imbalanced: bool,
         sgs: &mut SgLbStats,
     ) -> bool {
-        let dom = &self.sd.domains[env.sd];
-        let g = &dom.groups[group];
         let mut overload = false;
         let mut sum_weighted_load = 0;
         // The sums are kept in locals and stored once, not through `sgs` for every CPU.
@@ -131,7 +132,7 @@ impl World {
         }
         sgs.group_weight = g.weight;
         sgs.group_no_capacity = group_is_overloaded(dom.imbalance_pct as u64, sgs);
-        sgs.group_type = group_classify(self.group_imbalance[env.sd][group], sgs);
+        sgs.group_type = group_classify(group_imbalanced, sgs);
         overload
     }
 
@@ -142,12 +143,11 @@ impl World {
     pub(super) fn update_sd_pick_busiest_v4(
         &self,
         env: &LbEnv,
+        dom: &SchedDomain,
         sds: &SdLbStats,
-        group: usize,
+        sg: &SchedGroup,
         sgs: &SgLbStats,
     ) -> bool {
-        let dom = &self.sd.domains[env.sd];
-        let sg = &dom.groups[group];
         let local = &dom.groups[sds.local];
         let busiest = &sds.busiest_stat;
         // v4.20: don't pull misfit tasks we can't help.
@@ -213,19 +213,25 @@ impl World {
         };
         let prefer_sibling = env.level > 0
             && self.sd.domains[self.sd.per_cpu[env.dst_cpu][env.level - 1]].has(SD_PREFER_SIBLING);
-        let pct = self.sd.domains[d].imbalance_pct as u64;
-        if self.log.is_some() {
+        let logging = self.log.is_some();
+        if logging {
             // A redo logs the groups it saw last.
             self.lb_groups.clear();
             self.lb_legacy = None;
         }
+        // The domain and its groups' flags are read through these borrows for the whole walk,
+        // not looked up again for each group (nothing in the walk changes them).
+        let dom = &self.sd.domains[d];
+        let imbalanced = &self.group_imbalance[d][..];
+        let pct = dom.imbalance_pct as u64;
         let mut overload = false;
-        let ngroups = self.sd.domains[d].groups.len();
+        let ngroups = dom.groups.len();
         // sd->groups is a ring starting at the local group.
         let mut g = local_group;
         for _ in 0..ngroups {
+            let sg = &dom.groups[g];
             let mut sgs = SgLbStats::none();
-            overload |= self.update_sg_lb_stats_v4(env, g, &mut sgs);
+            overload |= self.update_sg_lb_stats_v4(env, dom, sg, imbalanced[g], &mut sgs);
             if g == local_group {
                 sds.local_stat = sgs;
             } else {
@@ -239,16 +245,16 @@ impl World {
                 };
                 if prefer_sibling && group_has_capacity(pct, local) && spare {
                     sgs.group_no_capacity = true;
-                    sgs.group_type = group_classify(self.group_imbalance[d][g], &sgs);
+                    sgs.group_type = group_classify(imbalanced[g], &sgs);
                 }
-                if self.update_sd_pick_busiest_v4(env, &sds, g, &sgs) {
+                if self.update_sd_pick_busiest_v4(env, dom, &sds, sg, &sgs) {
                     sds.busiest = Some(g);
                     sds.busiest_stat = sgs;
                 }
             }
-            if self.log.is_some() {
+            if logging {
                 self.lb_groups.push(GroupLog {
-                    cpus: self.sd.domains[d].groups[g].span,
+                    cpus: sg.span,
                     group_type: sgs.group_type,
                     load: sgs.group_load,
                     util: sgs.group_util,
