@@ -5,6 +5,7 @@
 
 use super::{CpuIdleType, GroupType, LbEnv, SgStats};
 use crate::domains::flags::*;
+use crate::domains::{SchedDomain, SchedGroup};
 use crate::sched::World;
 use crate::units::SCHED_CAPACITY_SCALE;
 
@@ -67,11 +68,10 @@ pub(super) struct SdLbStats {
 
 impl World {
     /// `sched_asym()` (v6.8).
-    fn sched_asym(&self, env: &LbEnv, sgs: &SgStats, group: usize) -> bool {
+    fn sched_asym(&self, env: &LbEnv, sgs: &SgStats, g: &SchedGroup) -> bool {
         if !self.sched_use_asym_prio(env.sd, env.dst_cpu) {
             return false;
         }
-        let g = &self.sd.domains[env.sd].groups[group];
         if g.flags & SD_SHARE_CPUCAPACITY != 0 && sgs.group_weight - sgs.idle_cpus != 1 {
             return false;
         }
@@ -82,12 +82,12 @@ impl World {
     fn update_sg_lb_stats(
         &self,
         env: &LbEnv,
-        group: usize,
+        dom: &SchedDomain,
+        g: &SchedGroup,
+        group_imbalanced: bool,
         local_group: bool,
         sgs: &mut SgStats,
     ) -> bool {
-        let dom = &self.sd.domains[env.sd];
-        let g = &dom.groups[group];
         let mut overload = false;
         // The sums are kept in locals and stored once: stores through `sgs` each CPU would
         // otherwise be repeated for every CPU of the group.
@@ -125,12 +125,12 @@ impl World {
         sgs.group_misfit_task_load = misfit_task_load;
         sgs.group_capacity = g.capacity;
         sgs.group_weight = g.weight;
-        sgs.group_imbalanced = self.group_imbalance[env.sd][group];
+        sgs.group_imbalanced = group_imbalanced;
         if !local_group
             && dom.has(SD_ASYM_PACKING)
             && env.idle != CpuIdleType::NotIdle
             && sgs.sum_h_nr_running > 0
-            && self.sched_asym(env, sgs, group)
+            && self.sched_asym(env, sgs, g)
         {
             sgs.group_asym_packing = true;
         }
@@ -156,12 +156,11 @@ impl World {
     fn update_sd_pick_busiest(
         &self,
         env: &LbEnv,
+        dom: &SchedDomain,
         sds: &SdLbStats,
-        group: usize,
+        sg: &SchedGroup,
         sgs: &SgStats,
     ) -> bool {
-        let dom = &self.sd.domains[env.sd];
-        let sg = &dom.groups[group];
         let busiest = &sds.busiest_stat;
         if sgs.sum_h_nr_running == 0 {
             return false;
@@ -247,19 +246,25 @@ impl World {
         };
         // v4.9-v6.4: the destination's child domain prefers siblings (v5.6 fair.c:8600).
         sds.prefer_sibling = child.is_some_and(|c| self.sd.domains[c].has(SD_PREFER_SIBLING));
-        let local_group = self.sd.domains[d].local_group(env.dst_cpu);
+        let logging = self.log.is_some();
+        // The domain and its groups' flags are read through these borrows for the whole walk,
+        // not looked up again for each group (nothing in the walk changes them).
+        let dom = &self.sd.domains[d];
+        let imbalanced = &self.group_imbalance[d][..];
+        let local_group = dom.local_group(env.dst_cpu);
         sds.local = local_group;
         let mut overload = false;
-        let ngroups = self.sd.domains[d].groups.len();
+        let ngroups = dom.groups.len();
         // sd->groups is a ring starting at the local group.
         let mut g = local_group;
         for _ in 0..ngroups {
             let is_local = g == local_group;
+            let sg = &dom.groups[g];
             let mut sgs = SgStats::default();
-            overload |= self.update_sg_lb_stats(env, g, is_local, &mut sgs);
-            if self.log.is_some() {
+            overload |= self.update_sg_lb_stats(env, dom, sg, imbalanced[g], is_local, &mut sgs);
+            if logging {
                 self.lb_groups.push(crate::sched::log::GroupLog {
-                    cpus: self.sd.domains[d].groups[g].span,
+                    cpus: sg.span,
                     group_type: sgs.group_type,
                     load: sgs.group_load,
                     util: sgs.group_util,
@@ -273,7 +278,7 @@ impl World {
             }
             if is_local {
                 sds.local_stat = sgs;
-            } else if self.update_sd_pick_busiest(env, &sds, g, &sgs) {
+            } else if self.update_sd_pick_busiest(env, dom, &sds, sg, &sgs) {
                 sds.busiest = Some(g);
                 sds.busiest_stat = sgs;
             }
